@@ -1068,6 +1068,47 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // awk reads its operands from ARGV up to ARGC as it goes (a program may change them); stdin's FILENAME is `-` ("" in BEGIN).
+  {
+    script:
+      'echo a | awk \'{print "[" FILENAME "]"}\'; awk \'BEGIN{print "[" FILENAME "]"}\'; echo a | awk \'END{print "[" FILENAME "]", NR}\'; echo b | awk \'BEGIN { ARGV[1] = "-"; ARGC = 2 } { print FILENAME, $0 }\'; echo c > /tmp/fa; awk \'BEGIN { ARGV[2] = "/tmp/fa"; ARGC = 3 } { print FILENAME, $0 }\' /dev/null; rm /tmp/fa',
+    stdout: '[-]\n[]\n[-] 1\n- b\n/tmp/fa c\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // getline before the main loop reads the first input's first record (the main loop goes on after it); after it, none (-1).
+  {
+    script:
+      'printf \'x\\ny\\nz\\n\' | awk \'BEGIN { r = getline; print "first:", r, $0, NR, FNR, FILENAME } { print "main:", $0, NR } END { r = getline; print "end:", r, $0, NR }\'; awk \'BEGIN { r = getline line; print r, "[" line "]", NR }\' < /dev/null; echo q > /tmp/fq; awk \'BEGIN { getline; print "b:", $0, FILENAME } { print "m:", $0 }\' /tmp/fq /tmp/fq; printf \'1\\n2\\n3\\n\' | awk \'NR == 1 { while ((getline l) > 0) s = s l; print "s=" s, NR } END { print NR }\'; rm /tmp/fq',
+    stdout: 'first: 1 x 1 1 -\nmain: y 2\nmain: z 3\nend: -1 z 3\n0 [] 0\nb: q /tmp/fq\nm: q\ns=23 3\n3\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Plain getline reads the current input only: 0 at its end, the next file is the main loop's.
+  {
+    script:
+      "printf 'a\\nb\\n' > /tmp/f1; printf 'c\\nd\\n' > /tmp/f2; awk 'FNR == 2 { r = getline; print \"after\", FILENAME, r, $0, NR, FNR }' /tmp/f1 /tmp/f2; awk 'BEGIN { while ((r = getline) > 0) n++; print n, r, NR, FILENAME }' /tmp/f1 /tmp/f2; rm /tmp/f1 /tmp/f2",
+    stdout: 'after /tmp/f1 0 b 2 2\nafter /tmp/f2 0 d 4 2\n2 0 2 /tmp/f1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // printf reads a spec up to its first letter, as busybox's awk_printf: `%ld` and `%hf` are invalid formats, `*` is refused, a spec with no letter prints as it is; index(s, "") is 0.
+  {
+    script:
+      'awk \'BEGIN{printf "%ld|\\n", 5}\' 2>&1; echo $?; awk \'BEGIN{printf "%5.2hf|\\n", 5}\' 2>&1; echo $?; awk \'BEGIN{x = sprintf("%*d", 3, 4); print "no"}\' 2>&1; echo $?; awk \'BEGIN{printf "a%"}\'; echo; awk \'BEGIN{printf "%-%|\\n"}\'; awk \'BEGIN{printf "%i|%F|%c|\\n", 3.9, 2, ""}\' | od -c | head -2; awk \'BEGIN{print index("abc",""), index("","")}\'',
+    stdout:
+      'awk: cmd. line:1: Invalid format specifier\n1\nawk: cmd. line:1: Invalid format specifier\n1\nawk: cmd. line:1: %*x formats are not supported\n1\na%\n%-%|\n0000000   3   |   2   .   0   0   0   0   0   0   |  \\0   |  \\n\n0000016\n0 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // A missing argument prints as empty; an unknown conversion ends awk; a lone `%` prints.
+  {
+    script:
+      'awk \'BEGIN { printf "%s %s %s\\n", "only" }\' 2>&1; echo $?; awk \'BEGIN { printf "%d %z\\n", 1 }\' 2>&1; echo $?; awk \'BEGIN { printf "%" }\' 2>&1; echo $?',
+    stdout: 'only  \n0\nawk: cmd. line:1: Invalid format specifier\n1\n%0\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
