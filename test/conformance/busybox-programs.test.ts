@@ -1133,6 +1133,22 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // printf's `%s` of a number is its string (`%.6g`); print writes each argument as it goes, so what it wrote before a fatal error stays.
+  {
+    script:
+      'awk \'BEGIN { printf "%s|%s|%s|%5s|\\n", 0.1 + 0.2, 1e6, 100, 2.5; print 1e300 * 1e10, -1e300 * 1e10, "x", 2 ^ 2, "never" }\' 2>&1; echo $?; awk \'BEGIN { OFS = "-"; print "a", 1 / 0 }\' 2>&1',
+    stdout: '0.3|1000000|100|  2.5|\ninf -inf x awk: cmd. line:1: Math support is not compiled in\n1\na-awk: cmd. line:1: Division by zero\n',
+    stderr: '',
+    exitCode: 1,
+  },
+  // `getline < F` and `cmd | getline` read records by RS too.
+  {
+    script:
+      'printf \'l1\\nl2\\n\' > /tmp/gg; awk \'BEGIN { RS = "l"; while ((getline x < "/tmp/gg") > 0) printf "[%s]", x; print ""; RS = ""; while (("printf \\"a\\\\n\\\\nb\\\\n\\"" | getline y) > 0) printf "<%s>", y; print "" }\'; rm /tmp/gg',
+    stdout: '[][1\n][2\n]\n<a><b\n>\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
