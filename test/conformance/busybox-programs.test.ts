@@ -1149,6 +1149,14 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // close() of a command awk read from is its pclose status (the exit status times 256), as of one it wrote to; of nothing open, 0.
+  {
+    script:
+      'awk \'BEGIN { r = close("nope"); print r; "exit 3" | getline; print close("exit 3"); "echo a; exit 2" | getline x; print x, close("echo a; exit 2"); "true" | getline; print close("true"); print system("exit 4") }\'',
+    stdout: '0\n768\na 512\n0\n4\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
