@@ -1157,6 +1157,14 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // `%c` takes a width, as the C printf's (`%5c`, `%-3c`), a NUL too.
+  {
+    script:
+      'awk \'BEGIN { x = sprintf("%c", 65); y = sprintf("%5c", "z"); printf "%-3c|%3c|%c|%2c|\\n", "q", 66, "", 0; print x y "|" }\' | od -c | head -3',
+    stdout: '0000000   q           |           B   |  \\0   |      \\0   |  \\n   A    \n0000020               z   |  \\n\n0000026\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
