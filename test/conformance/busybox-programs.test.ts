@@ -1165,6 +1165,21 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // An assignment to NF rebuilds $0 with OFS, `NF = NF` too.
+  {
+    script:
+      'awk \'BEGIN { OFS = ":"; $0 = "a b c"; NF = NF; print; $5 = "e"; print; print NF; NF = 2; print }\'; echo "x  y" | awk \'{ $2 = $2; print }\'',
+    stdout: 'a:b:c\na:b:c::e\n5\na:b\nx y\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // What a command awk reads writes to stderr goes to awk's, where awk's output then stood.
+  {
+    script: 'awk \'BEGIN { print "a"; "ls /nope" | getline x; print "b [" x "]"; "echo err >&2; echo out" | getline y; print "c", y }\' 2>&1',
+    stdout: 'a\nls: /nope: No such file or directory\nb []\nerr\nc out\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
