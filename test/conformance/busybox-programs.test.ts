@@ -1188,6 +1188,14 @@ const cases: ShScript[] = [
     stderr: "awk: can't open '/tmp/nope.awk': No such file or directory\nawk: warning: option -W is ignored\n",
     exitCode: 0,
   },
+  // A program file is read as the command line's text (its UTF-8 bytes); `-F -v` gives FS the value `-v`.
+  {
+    script:
+      'printf \'BEGIN { print length("\\303\\251"), "\\303\\251" }\\n\' > /tmp/u.awk; awk -f /tmp/u.awk; awk -F -v -f /tmp/u.awk; awk -F: -v a=1 -v b=2 \'BEGIN { print a, b, FS }\'; rm /tmp/u.awk',
+    stdout: '2 \u00e9\n2 \u00e9\n1 2 :\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // The beds' busybox has no math library: `^`, `**`, `^=` and sqrt, exp, log, sin, cos, atan2 end awk; int, rand and srand do not.
   {
     script:

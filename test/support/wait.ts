@@ -11,19 +11,30 @@ export async function until<T>(
   everyMs = 25,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
-  let last: unknown;
+  return poll(probe, everyMs, async (why) =>
+    Date.now() >= end ? new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`) : undefined,
+  );
+}
+
+/**
+ * Polls `probe` every `everyMs` until it gives a value; after each miss, `giveUp` is asked (with the
+ * probe's last error, worded) whether to stop, and what it returns is thrown.
+ */
+async function poll<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  everyMs: number,
+  giveUp: (why: string) => Promise<Error | undefined>,
+): Promise<T> {
   for (;;) {
+    let last: unknown;
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
-      last = undefined;
     } catch (err) {
       last = err;
     }
-    if (Date.now() >= end) {
-      const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
+    const stop = await giveUp(last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '');
+    if (stop) throw stop;
     await sleep(everyMs);
   }
 }
@@ -56,25 +67,15 @@ export async function untilMoving<T>(
 ): Promise<T> {
   let mark = await progress();
   let movedAt = Date.now();
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
+  return poll(probe, everyMs, async (why) => {
     const now = await progress();
     if (now !== mark) {
       mark = now;
       movedAt = Date.now();
-    } else if (Date.now() - movedAt > stallMs) {
-      const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
-      throw new Error(`${what}: stuck at ${String(mark)} for ${stallMs} ms${why}`);
+      return undefined;
     }
-    await sleep(everyMs);
-  }
+    return Date.now() - movedAt > stallMs ? new Error(`${what}: stuck at ${String(mark)} for ${stallMs} ms${why}`) : undefined;
+  });
 }
 
 /**

@@ -41,7 +41,8 @@ export function awkCommand(): Command {
       if (!ctx.origCommand) return { stdout: '', stderr: 'sh: awk: not found\n', exitCode: 127 };
       const files: string[] = [];
       const programs: string[] = [];
-      const settings: string[] = [];
+      const assignments: string[] = [];
+      let separator: string | undefined;
       let warned = '';
       const parsed = getopt('awk', awkUsage, args, '', 'FvfeW', null, {
         untilOperand: true,
@@ -49,15 +50,16 @@ export function awkCommand(): Command {
           const v = String(value);
           if (letter === 'f') files.push(v);
           else if (letter === 'e') programs.push(v);
-          else if (letter === 'v') settings.push('-v', v);
-          else if (letter === 'F') settings.push('-F', v);
+          else if (letter === 'v') assignments.push(v);
+          else if (letter === 'F') separator = v;
           return undefined;
         },
       });
       if (isResult(parsed)) return parsed;
       if (parsed.opts.has('W')) warned = 'awk: warning: option -W is ignored\n';
       // is_assignment: a name, `=`, a value.
-      if (settings.some((s, i) => settings[i - 1] === '-v' && !/^[A-Za-z_][A-Za-z0-9_]*=/s.test(s))) return usage(awkUsage);
+      if (assignments.some((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/s.test(a))) return usage(awkUsage);
+      const settings = [...(separator === undefined ? [] : ['-F', separator]), ...assignments.flatMap((a) => ['-v', a])];
       const operands = [...parsed.operands];
       const parts: { name: string; text: string }[] = [];
       for (const f of files) {
@@ -66,7 +68,8 @@ export function awkCommand(): Command {
           const why = 'error' in read ? read.error : 'Is a directory';
           return { stdout: '', stderr: `${warned}awk: can't open '${f}': ${why}\n`, exitCode: 1 };
         }
-        parts.push({ name: f, text: read.toString('latin1') });
+        // As text, as a program given on the command line: just-bash's awk takes its arguments' UTF-8 bytes.
+        parts.push({ name: f, text: read.toString('utf8') });
       }
       for (const p of programs) parts.push({ name: 'cmd. line', text: p });
       if (parts.length === 0) {
