@@ -1180,6 +1180,23 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // busybox's other fatal errors: a call to no function, a negative field, a builtin given too few or too many arguments.
+  {
+    script:
+      "awk 'BEGIN { print \"a\"; f(1) }' 2>&1; echo $?; echo x | awk '{ print $(-1) }' 2>&1; echo $?; awk 'BEGIN { print substr(\"abc\") }' 2>&1; echo $?; awk 'BEGIN { print length(1, 2) }' 2>&1; echo $?; awk 'BEGIN { print rand(1) }' 2>&1; echo $?; awk 'BEGIN { print sqrt(1, 2) }' 2>&1; echo $?",
+    stdout:
+      'a\nawk: cmd. line:1: Call to undefined function\n1\nawk: cmd. line:1: Access to negative field\n1\nawk: cmd. line:1: Too few arguments\n1\nawk: cmd. line:1: Too many arguments\n1\nawk: cmd. line:1: Too many arguments\n1\nawk: cmd. line:1: Too many arguments\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // busybox's bit functions, on unsigned longs: and, or, xor, lshift, rshift, compl.
+  {
+    script:
+      "awk 'BEGIN { print and(5, 3), or(5, 3), xor(5, 3), lshift(1, 4), rshift(16, 2), compl(0), and(-1, 255), compl(1), lshift(1, 64) }' 2>&1; echo $?; awk 'BEGIN { print and(5) }' 2>&1; echo $?",
+    stdout: '1 7 6 16 4 1.84467e+19 255 1.84467e+19 1\n0\nawk: cmd. line:1: Too few arguments\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
