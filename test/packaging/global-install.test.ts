@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeBed, lxdBed, lxdSocketPath, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { removedAfterAll } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 const checkout = resolve('.');
@@ -34,7 +35,7 @@ beforeAll(async () => {
   });
 }, 360_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+removedAfterAll(work);
 
 describe('the installed package, used from outside the checkout', () => {
   it('ships compiled code, its declarations and no TypeScript sources', () => {

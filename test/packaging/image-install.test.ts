@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { describeBed, lxdBed, lxdSocketPath } from '../support/daemon-bed.js';
 import { uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/free-port.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { removedAfterAll } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
 /**
@@ -80,9 +81,9 @@ let redis: PrivateRedis | undefined;
 
 const needed = (await lxdBed.reachable()) || lxdBed.required();
 
+removedAfterAll(work);
 afterAll(async () => {
   await redis?.stop();
-  rmSync(work, { recursive: true, force: true });
 });
 
 (needed ? describe : describe.skip)('the container image installs with scripts/image-install.sh', () => {
