@@ -253,6 +253,31 @@ const cases: ShScript[] = [
     stderr: 'mktemp: (null): Invalid argument\nmktemp: (null): Invalid argument\n',
     exitCode: 0,
   },
+  // A file's blocks as ext4 gives them: truncate grows a file by a hole (no blocks) and takes back the blocks past a shorter end; an append gives the blocks it covers, a write of the whole content every block; the file keeps its mode.
+  {
+    script:
+      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; truncate -s 1M a; stat -c '%s %b' a; echo x >> a; stat -c '%s %b' a; echo y > a; stat -c '%s %b' a; head -c 10000 /dev/zero > b; truncate -s 8191 b; stat -c '%s %b' b; truncate -s 0 b; truncate -s 4097 b; stat -c '%s %b' b; touch m; chmod 600 m; truncate -s 10 m; stat -c '%a %s %b' m",
+    stdout: '1048576 0\n1048578 8\n2 8\n8191 16\n4097 0\n600 10 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // dd opens its output without O_TRUNC and, without notrunc, cuts it at seek's offset (what is before stays, a hole after), then writes there: only the blocks written are given.
+  {
+    script:
+      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; printf abcdef > a; dd if=/dev/zero of=a bs=1 count=1 seek=2 2>/dev/null; od -c a; truncate -s 5000 b; printf x | dd of=b bs=1 seek=4999 conv=notrunc 2>/dev/null; stat -c '%s %b' b; printf y | dd of=b bs=1 seek=100 2>/dev/null; stat -c '%s %b' b; dd if=/dev/zero of=c bs=1k seek=100 count=3 2>/dev/null; stat -c '%s %b' c; printf 'abcdefgh' > d; chmod 640 d; dd if=/dev/zero of=d bs=2 seek=3 count=0 2>/dev/null; od -c d; stat -c '%a %s %b' d",
+    stdout: '0000000   a   b  \\0\n0000003\n5000 8\n101 8\n105472 8\n0000000   a   b   c   d   e   f\n0000006\n640 6 8\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // fallocate gives the blocks of its range (and keeps the file's mode); a file's blocks stay with it through mv and ln, and cat > and cp write every block; du and ls -s count blocks.
+  {
+    script:
+      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; fallocate -l 1M a; stat -c '%s %b' a; fallocate -o 2M -l 4k a; stat -c '%s %b' a; truncate -s 3M b; fallocate -o 1M -l 10000 b; stat -c '%s %b' b; chmod 600 b; fallocate -l 1 b; stat -c '%a %s %b' b; truncate -s 100k c; printf a >> c; mv c d; ln d e; stat -c '%s %b %h' e; cat d > f; cp d g; du -a . | grep -v '/[de]$' | sort -k2; ls -s; du -sh .",
+    stdout:
+      '1048576 2048\n2101248 2056\n3145728 24\n600 3145728 32\n102401 8 2\n1260\t.\n1028\t./a\n16\t./b\n104\t./f\n104\t./g\ntotal 1260\n  1028 a\n    16 b\n     4 d\n     4 e\n   104 f\n   104 g\n1.2M\t.\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // truncate's sizes (xatoull_sfx: k K KB kB M MB G GB), realpath without options, md5sum -c and its -s -w as busybox checks a list.
   {
     script:

@@ -236,16 +236,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       const path = posix.resolve(ctx.cwd, files[0]!);
       const entry = await host.fs.entry(path);
       if (entry?.type === 'directory') return fail(`fallocate: can't open '${files[0]}': Is a directory\n`);
-      const data = entry ? await host.fs.read(path) : Buffer.alloc(0);
-      const size = Math.max(data.length, offset + length);
-      if (entry && size === data.length) return ok();
-      const grown = Buffer.concat([data, Buffer.alloc(size - data.length)]);
-      if (entry) await host.fs.remove(path);
-      await host.fs.write(path, grown, {
-        uid: entry?.uid ?? host.uid,
-        gid: entry?.gid ?? host.gid,
-        mode: entry?.mode ?? newEntryMode(0o666, umaskOf(host)),
-      });
+      await host.fs.allocate(path, offset, length, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
       return ok();
     },
   };

@@ -149,13 +149,13 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       if (opt.of === undefined) {
         return bytesOutput(data, stats);
       }
+      // busybox opens the output without O_TRUNC, and without notrunc cuts it where the output starts
+      // (ftruncate: what is before `seek` stays, a hole past the end), then writes at that offset.
       const path = posix.resolve(ctx.cwd, opt.of);
-      const existing = await host.fs.entry(path);
-      const before = existing && opt.conv?.includes('notrunc') ? await host.fs.read(path) : Buffer.alloc(0);
-      const out = Buffer.alloc(Math.max(before.length, seek * bs + data.length));
-      before.copy(out);
-      data.copy(out, seek * bs);
-      await host.fs.write(path, out, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
+      const spec = { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) };
+      const notrunc = opt.conv?.split(',').includes('notrunc') === true;
+      if (!notrunc || !(await host.fs.entry(path))) await host.fs.resize(path, notrunc ? 0 : seek * bs, spec);
+      if (data.length > 0) await host.fs.writeAt(path, data, seek * bs, spec);
       return ok('', stats);
     },
   };

@@ -16,7 +16,7 @@ export interface FileStatus {
   nlink: number;
   /** Bytes: a symlink's target's length, a directory's block (4096). */
   size: number;
-  /** 512-byte blocks allocated, in 4096-byte blocks as ext4 allocates them (a symlink's target is kept in its inode). */
+  /** 512-byte blocks allocated, in 4096-byte blocks as ext4 allocates them, none for a hole (a symlink's target is kept in its inode). */
   blocks: number;
   uid: number;
   gid: number;
@@ -48,7 +48,7 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     const perm = type === 'symlink' ? 0o777 : st.mode & 0o7777;
     const target = type === 'symlink' ? await memory.readlink(real) : undefined;
     const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
-    const blocks = type === 'symlink' || type === 'fifo' ? 0 : Math.ceil(size / 4096) * 8;
+    const blocks = type === 'symlink' || type === 'fifo' ? 0 : type === 'directory' ? 8 : fs.blocksOf(st);
     let nlink = fs.linkCount(real);
     if (type === 'directory') nlink = 2 + (await fs.subdirectories(real));
     const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { Access } from './guest-access.js';
+import { FileBlocks } from './file-blocks.js';
 import { HardLinks } from './guest-links.js';
 import { fifoBits, isFifoMode, NamedPipes } from './guest-pipes.js';
 import { fsError } from './fs-error.js';
@@ -164,6 +165,8 @@ export class GuestFs {
   private readonly times = new TimeTable();
   /** What waits at each named pipe. */
   private readonly pipes = new NamedPipes();
+  /** The blocks of the files with holes (`truncate`, `dd seek=`, `fallocate`). */
+  private readonly blocks = new FileBlocks();
 
   /** The in-memory filesystem unchecked, also under {@link seenBy}'s view: what stat(2) reads without read permission. */
   private readonly base: InMemoryFs;
@@ -182,8 +185,11 @@ export class GuestFs {
   /**
    * A copy of the whole filesystem (what a snapshot keeps, what a restore or a copy starts from):
    * every entry with its bytes, mode, mtime and owner; later changes to either do not show in the other.
+   * Its files' blocks are as `blocks` says: `kept` as they are (a snapshot, a restore), `written`
+   * every block (an image's tarball unpacked), or `sparse` a hole for each block of zeros (a copy:
+   * the beds' `dir` pool copies with `rsync --sparse`).
    */
-  async clone(): Promise<GuestFs> {
+  async clone(blocks: 'kept' | 'written' | 'sparse' = 'kept'): Promise<GuestFs> {
     const Memory = this.memory.constructor as new () => InMemoryFs;
     const copy = new Memory();
     const paths = this.memory.getAllPaths().sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
@@ -209,10 +215,19 @@ export class GuestFs {
     for (const [path, mtime] of times) await copy.utimes(path, mtime, mtime);
     const fs = new GuestFs(copy);
     fs.pipes.made = this.pipes.made;
+    const inodes: [string, string][] = [];
     for (const path of paths) {
       const [was, now] = [await this.memory.lstat(path), await copy.lstat(path)];
-      if (was.identity && now.identity) fs.times.set(now.identity, this.times.of(was.identity, was.mtime));
+      if (!was.identity || !now.identity) continue;
+      fs.times.set(now.identity, this.times.of(was.identity, was.mtime));
+      inodes.push([was.identity, now.identity]);
     }
+    if (blocks === 'kept') this.blocks.copyTo(fs.blocks, inodes);
+    else if (blocks === 'sparse')
+      for (const path of paths) {
+        const st = await copy.lstat(path);
+        if (st.isFile && st.identity && !isFifoMode(st.mode)) fs.blocks.holed(st.identity, await copy.readFileBuffer(path));
+      }
     for (const [path, owner] of this.owners) fs.owners.set(path, owner);
     for (const [first, ...rest] of this.links.groups())
       for (const name of rest) {
@@ -328,14 +343,84 @@ export class GuestFs {
     return names;
   }
 
-  /** Writes (or appends to) a file; a new file takes the owner and mode given, an existing one keeps its own. */
+  /**
+   * Writes (or appends to) a file; a new file takes the owner and mode given, an existing one keeps
+   * its own. A write of the whole content gives the file every block of its size, an append the
+   * blocks it covers.
+   */
   async write(path: string, content: Uint8Array, spec: WriteSpec): Promise<void> {
+    const before = await this.memory.stat(path).catch(() => undefined);
+    const append = spec.append === true && before !== undefined;
+    await this.put(path, content, spec, append);
+    await this.wrote(path, append ? before : undefined);
+  }
+
+  /**
+   * ftruncate(2) of the file at `path` (made as `spec` says when there is none) to `size` bytes:
+   * bytes past the end are zeros from a hole, not blocks on disk.
+   */
+  async resize(path: string, size: number, spec: WriteSpec): Promise<void> {
+    await this.reshape(path, spec, (bytes) => {
+      const after = Buffer.alloc(size);
+      bytes.copy(after, 0, 0, Math.min(size, bytes.length));
+      return { after, record: (inode) => this.blocks.resized(inode, bytes.length, size) };
+    });
+  }
+
+  /** pwrite(2): `data` written into the file at `path` (made as `spec` says) at `offset`, a hole left before it past the end. */
+  async writeAt(path: string, data: Uint8Array, offset: number, spec: WriteSpec): Promise<void> {
+    await this.reshape(path, spec, (bytes) => {
+      const end = offset + data.length;
+      const after = Buffer.alloc(Math.max(bytes.length, end));
+      bytes.copy(after);
+      after.set(data, offset);
+      return { after, record: (inode) => this.blocks.given(inode, bytes.length, offset, end, after.length) };
+    });
+  }
+
+  /** fallocate(2): the blocks of bytes [offset, offset + length) of the file at `path` (made as `spec` says), its size grown to their end. */
+  async allocate(path: string, offset: number, length: number, spec: WriteSpec): Promise<void> {
+    await this.reshape(path, spec, (bytes) => {
+      const after = Buffer.alloc(Math.max(bytes.length, offset + length));
+      bytes.copy(after);
+      return { after, record: (inode) => this.blocks.given(inode, bytes.length, offset, offset + length, after.length) };
+    });
+  }
+
+  /** The blocks a write gave the file at `path`: those past `appendedTo`'s size, or (without it) every block, as a write of the whole content. */
+  private async wrote(path: string, appendedTo?: FsStat): Promise<void> {
+    const now = await this.base.stat(path).catch(() => undefined);
+    if (!now?.identity || !now.isFile) return;
+    if (appendedTo) this.blocks.given(now.identity, appendedTo.size, appendedTo.size, now.size, now.size);
+    else this.blocks.filled(now.identity);
+  }
+
+  /** stat(2)'s `st_blocks` of a regular file (512-byte units): the blocks its writes gave it. */
+  blocksOf(st: FsStat): number {
+    return this.blocks.count(st.identity, st.size);
+  }
+
+  /** Rewrites the file at `path` (made as `spec` says when missing) as `change` says, then records the blocks the change gave the inode. */
+  private async reshape(path: string, spec: WriteSpec, change: (bytes: Buffer) => { after: Buffer; record: (inode: string) => void }): Promise<void> {
+    const bytes = (await this.memory.exists(path)) ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
+    const { after, record } = change(bytes);
+    await this.put(path, after, spec, false);
+    const { identity } = await this.memory.stat(path);
+    if (identity) record(identity);
+  }
+
+  /** Writes or appends `content` at `path`: a new file takes the owner and mode given, an existing one keeps its own. */
+  private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean): Promise<void> {
     if (isFifoMode(spec.mode)) this.pipes.made = true;
-    const existed = await this.memory.exists(path);
-    if (spec.append && existed) await this.memory.appendFile(path, content);
+    const before = await this.memory.stat(path).catch(() => undefined);
+    if (append) await this.memory.appendFile(path, content);
     else await this.memory.writeFile(path, content);
-    await this.stamp(path, existed ? 'write' : 'made');
-    if (existed) return this.synced(path);
+    await this.stamp(path, before ? 'write' : 'made');
+    if (before) {
+      // The in-memory filesystem's writeFile makes a file 0644: open(2) leaves the inode's mode alone.
+      await this.memory.chmod(path, before.mode);
+      return this.synced(path);
+    }
     await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
     await this.touchParent(path);
@@ -414,6 +499,7 @@ export class GuestFs {
           return;
         }
         await fn.call(memory, path, ...rest);
+        if (fn !== memory.mkdir) await this.wrote(path, fn === memory.appendFile ? before : undefined);
         if (before) {
           // A file written over keeps its mode (the in-memory filesystem's writeFile makes it 0644).
           if (!before.isDirectory) await memory.chmod(path, before.mode);
@@ -450,6 +536,7 @@ export class GuestFs {
         const existed = await memory.exists(dest);
         await (existed ? access.write(dest) : access.changeIn(posix.dirname(dest)));
         await memory.cp(src, dest, opts);
+        await this.wrote(dest);
         await this.stamp(src, 'read');
         await this.stamp(dest, existed ? 'write' : 'made');
         if (existed) return this.synced(dest);

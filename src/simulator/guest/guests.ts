@@ -252,7 +252,7 @@ export class Guests {
     if (source)
       this.imageFilesystems.set(
         fingerprint,
-        source.then((f) => f.clone()),
+        source.then((f) => f.clone('written')),
       );
   }
 
@@ -262,7 +262,7 @@ export class Guests {
     if (kept)
       this.filesystems.set(
         to,
-        kept.then((f) => f.clone()),
+        kept.then((f) => f.clone('written')),
       );
   }
 
@@ -292,7 +292,7 @@ export class Guests {
     if (source)
       this.filesystems.set(
         to,
-        source.then((f) => f.clone()),
+        source.then((f) => f.clone('sparse')),
       );
   }
 
