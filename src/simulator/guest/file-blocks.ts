@@ -83,11 +83,12 @@ export class FileBlocks {
     this.keep(inode, content.length, extents);
   }
 
-  /** A copy of the records for a copy of the filesystem, by the copy's inode of each of these. */
+  /** Gives each inode `to` of `into` (a copy of the filesystem, or one holding the same bytes) the blocks its inode `from` has here. */
   copyTo(into: FileBlocks, inodes: Iterable<[from: string, to: string]>): void {
     for (const [from, to] of inodes) {
       const kept = this.sparse.get(from);
       if (kept) into.sparse.set(to, { size: kept.size, extents: kept.extents.map(([s, e]): Extent => [s, e]) });
+      else into.sparse.delete(to);
     }
   }
 

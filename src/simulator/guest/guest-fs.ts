@@ -185,9 +185,9 @@ export class GuestFs {
   /**
    * A copy of the whole filesystem (what a snapshot keeps, what a restore or a copy starts from):
    * every entry with its bytes, mode, mtime and owner; later changes to either do not show in the other.
-   * Its files' blocks are as `blocks` says: `kept` as they are (a snapshot, a restore), `written`
-   * every block (an image's tarball unpacked), or `sparse` a hole for each block of zeros (a copy:
-   * the beds' `dir` pool copies with `rsync --sparse`).
+   * Its files' blocks are as `blocks` says: `kept` as they are, `written` every block (an image's
+   * tarball unpacked), or `sparse` a hole for each block of zeros (a snapshot and a copy: the beds'
+   * `dir` pools copy with `rsync --sparse`).
    */
   async clone(blocks: 'kept' | 'written' | 'sparse' = 'kept'): Promise<GuestFs> {
     const Memory = this.memory.constructor as new () => InMemoryFs;
@@ -235,6 +235,23 @@ export class GuestFs {
         fs.links.add(first!, name);
       }
     return fs;
+  }
+
+  /**
+   * The files of this filesystem that hold the same bytes as the file at the same path in `other`
+   * take the blocks they have there: a restore on the beds (`rsync --sparse --checksum` from the
+   * snapshot) leaves such a file as it is and writes the others anew, a hole for each block of zeros.
+   */
+  async blocksOfUnchanged(other: GuestFs): Promise<void> {
+    const unchanged: [string, string][] = [];
+    for (const path of this.memory.getAllPaths()) {
+      const mine = await this.memory.lstat(path);
+      const theirs = await other.memory.lstat(path).catch(() => undefined);
+      if (!mine.isFile || !theirs?.isFile || !mine.identity || !theirs.identity || mine.size !== theirs.size || isFifoMode(mine.mode)) continue;
+      const same = Buffer.from(await this.memory.readFileBuffer(path)).equals(await other.memory.readFileBuffer(path));
+      if (same) unchanged.push([theirs.identity, mine.identity]);
+    }
+    other.blocks.copyTo(this.blocks, unchanged);
   }
 
   /** The other names of the file at `path` (physical), none unless `ln` gave it more. */

@@ -222,24 +222,33 @@ export class Guests {
   /** What each snapshot's filesystem was; none when the instance's was never made (then: its image). */
   private readonly snapshotFilesystems = new WeakMap<SimSnapshot, Promise<GuestFs>>();
 
-  /** Keeps a copy of the instance's filesystem as the snapshot's (nothing to keep if it was never made). */
+  /** Keeps a copy of the instance's filesystem as the snapshot's (nothing to keep if it was never made), made as the beds' `dir` pools make it (`rsync --sparse`). */
   snapshot(inst: SimInstance, snap: SimSnapshot): void {
     const fs = this.filesystems.get(inst);
     if (fs)
       this.snapshotFilesystems.set(
         snap,
-        fs.then((f) => f.clone()),
+        fs.then((f) => f.clone('sparse')),
       );
   }
 
-  /** Puts the snapshot's filesystem back as the instance's (the snapshot keeps its own copy). */
+  /**
+   * Puts the snapshot's filesystem back as the instance's (the snapshot keeps its own copy); a file
+   * whose bytes did not change since keeps its blocks, as the beds' rsync leaves it alone.
+   */
   restore(inst: SimInstance, snap: SimSnapshot): void {
     const kept = this.snapshotFilesystems.get(snap);
+    const current = this.filesystems.get(inst);
     if (!kept) this.filesystems.delete(inst);
     else
       this.filesystems.set(
         inst,
-        kept.then((f) => f.clone()),
+        kept.then(async (f) => {
+          const restored = await f.clone();
+          const now = await current?.catch(() => undefined);
+          if (now) await restored.blocksOfUnchanged(now);
+          return restored;
+        }),
       );
   }
 
