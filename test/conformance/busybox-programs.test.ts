@@ -1223,6 +1223,39 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // `++`/`--` right after a constant is the prefix operator of what follows (`1 ++x`), so `$1++` alone is a syntax error, where `$i++` and `$(1)++` increment the field.
+  {
+    script:
+      "echo 3 4 | awk '{ $1++; print }' 2>&1; echo $?; echo 3 4 | awk '{ x = 5; print $1 ++x, x; print 1 ++x, \"a\" ++x; print $2 --x, x }'; echo 3 4 | awk '{ i = 1; print $i++; print i, $0; $(1)++; print; print $NF++, $0 }'",
+    stdout: 'awk: cmd. line:1: Unexpected token\n1\n36 6\n17 a8\n47 7\n3\n1 4 4\n5 4\n4 5 5\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // printf's %a and %A as glibc prints a double: the fraction's hex digits, zero and subnormals, inf.
+  {
+    script:
+      'awk \'BEGIN { printf "%a %A %.2a|%a|%a|%a|%a\\n", 1, 255.5, 3.14159, 0, -0.5, 0.1, 1e300; printf "%a|%a|%A|%a|%a %A\\n", 1e-310, 5e-324, 1e-320, -1e308, 1e308*10, -1e308*10 }\'',
+    stdout:
+      '0x1p+0 0X1.FFP+7 0x1.92p+1|0x0p+0|-0x1p-1|0x1.999999999999ap-4|0x1.7e43c8800759cp+996\n0x0.012688b70e62bp-1022|0x0.0000000000001p-1022|0X0.00000000007E8P-1022|-0x1.1ccf385ebc8ap+1023|inf -INF\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // %a's precision (half to even, a carry making the leading digit 2), flags and width.
+  {
+    script:
+      'awk \'BEGIN { printf "%.0a|%.1a|%.1a|%.0a|%.0a|%.3a|%.20a\\n", 1.5, 1.97, 1.96875, 2.5, 1.5, 0.1, 0.1; printf "%10.1a|%-12a|%+a|% a|%#a|%012a|%#.0a|%-+14.2A|%020a\\n", 1.97, 2, 3, 4, 1, -5, 1, 1.1, 123.456 }\'',
+    stdout:
+      '0x2p+0|0x2.0p+0|0x2.0p+0|0x1p+1|0x2p+0|0x1.99ap-4|0x1.999999999999a0000000p-4\n  0x2.0p+0|0x1p+1      |+0x1.8p+1| 0x1p+2|0x1.p+0|-0x0001.4p+2|0x1.p+0|+0X1.1AP+0    |0x1.edd2f1a9fbe77p+6\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // The float conversions take a string's leading number, as awk reads one.
+  {
+    script: 'awk \'BEGIN { printf "%f %d %e %g %a|\\n", "3.5xyz", "7abc", "2e3x", " 12 ", "0x10"; printf "%f %g %a %d\\n", "", "abc", "-", "1e2" }\'',
+    stdout: '3.500000 7 2.000000e+03 12 0x1p+4|\n0.000000 0 0x0p+0 100\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:

@@ -1,14 +1,14 @@
 /**
  * C's printf of numbers, as glibc and musl print them.
  *
- * A double (`%f %F %e %E %g %G`): the exact value of the binary number rounded to the digits asked
+ * A double (`%f %F %e %E %g %G`, and `%a %A` in hex): the exact value of the binary number rounded to the digits asked
  * for, half to even (`%.0f` of 2.5 is 2, of 0.5 is 0, `%g` of 100000.5 is 100000); an exponent of at least two digits (`1e+100`, `1.5e-07`); `%g`
  * choosing `%e` below 1e-4 or from 10^precision and dropping trailing zeros but under `#`; `inf`
  * and `nan`; the flags `-+ #0` and a width. JavaScript's toFixed and toPrecision round a tie up
  * and print exponents as `e+6`, which the programs the guest runs (busybox's printf, awk) do not.
  */
 export function formatFloat(conversion: string, value: number, flags: ReadonlySet<string>, width = 0, precision?: number): string {
-  const upper = conversion === 'E' || conversion === 'G' || conversion === 'F';
+  const upper = conversion === 'E' || conversion === 'G' || conversion === 'F' || conversion === 'A';
   const negative = value < 0 || Object.is(value, -0);
   const sign = negative ? '-' : flags.has('+') ? '+' : flags.has(' ') ? ' ' : '';
   let body: string;
@@ -17,7 +17,8 @@ export function formatFloat(conversion: string, value: number, flags: ReadonlySe
     const x = Math.abs(value);
     const p = precision ?? 6;
     const kind = conversion.toLowerCase();
-    if (kind === 'f') body = fixed(x, p, flags.has('#'));
+    if (kind === 'a') body = hexadecimal(x, precision, flags.has('#'));
+    else if (kind === 'f') body = fixed(x, p, flags.has('#'));
     else if (kind === 'e') body = exponential(x, p, flags.has('#'));
     else body = general(x, p === 0 ? 1 : p, flags.has('#'));
   }
@@ -25,8 +26,45 @@ export function formatFloat(conversion: string, value: number, flags: ReadonlySe
   const pad = width - sign.length - body.length;
   if (pad <= 0) return sign + body;
   if (flags.has('-')) return sign + body + ' '.repeat(pad);
-  if (flags.has('0') && Number.isFinite(value)) return sign + '0'.repeat(pad) + body;
+  if (flags.has('0') && Number.isFinite(value)) {
+    // The zeros go after `%a`'s `0x`.
+    const prefix = conversion === 'a' || conversion === 'A' ? body.slice(0, 2) : '';
+    return sign + prefix + '0'.repeat(pad) + body.slice(prefix.length);
+  }
   return ' '.repeat(pad) + sign + body;
+}
+
+/**
+ * `%a` of x ≥ 0 as glibc prints a double: `0x1.8p+1`, the leading digit 1 (0 for zero and for a
+ * subnormal, whose exponent is -1022), the 52 bits of the fraction in hex without trailing zeros,
+ * or rounded to `precision` digits (half to even; a carry makes the leading digit 2, as glibc
+ * leaves it), the exponent in decimal; `point`: the `#` flag, a point even with no digit after it.
+ */
+function hexadecimal(x: number, precision: number | undefined, point: boolean): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const lead = biased === 0 ? 0n : 1n;
+  const exponent = x === 0 ? 0 : biased === 0 ? -1022 : biased - 1023;
+  let whole = lead;
+  let digits = fraction.toString(16).padStart(13, '0');
+  if (precision === undefined) digits = digits.replace(/0+$/, '');
+  else if (precision >= 13) digits = digits.padEnd(precision, '0');
+  else {
+    const shift = BigInt(4 * (13 - precision));
+    const all = (lead << 52n) | fraction;
+    let kept = all >> shift;
+    const rest = all & ((1n << shift) - 1n);
+    const half = 1n << (shift - 1n);
+    if (rest > half || (rest === half && (kept & 1n) === 1n)) kept += 1n;
+    const width = BigInt(4 * precision);
+    whole = kept >> width;
+    digits = precision === 0 ? '' : (kept & ((1n << width) - 1n)).toString(16).padStart(precision, '0');
+  }
+  const mantissa = digits || point ? `${whole}.${digits}` : `${whole}`;
+  return `0x${mantissa}p${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
 }
 
 /** A finite non-negative double as the fraction num / den, exactly. */
