@@ -460,6 +460,81 @@ const cases: ShScript[] = [
   { script: 'echo abcdef | dd bs=1 skip=2 count=3 2>/dev/null', stdout: 'cde' },
   { script: 'echo abcdef | dd bs=4', stdout: 'abcdef\n', stderr: '1+1 records in\n1+1 records out\n' },
   { script: 'dd if=/nosuch', stdout: '', stderr: "dd: can't open '/nosuch': No such file or directory\n", exitCode: 1 },
+  // dd as busybox 1.35's dd.c: status=none/noxfer, ibs/obs and the records they count, skip and seek past the ends, oflag=append and seek_bytes, iflag=skip_bytes/count_bytes, conv=sync and swab, its refusals and usage.
+  {
+    script:
+      "cd /tmp; rm -f rt-ddf; dd if=/dev/zero of=rt-ddf bs=1M count=2 status=none; echo $?; stat -c '%s %b' rt-ddf; dd if=/dev/zero of=rt-ddf bs=1k count=1 status=noxfer; echo $?",
+    stdout: '0\n2097152 4096\n0\n',
+    stderr: '1+0 records in\n1+0 records out\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abcdefghij' > rt-ddf; dd if=rt-ddf of=rt-ddg bs=3 skip=1 2>&1; cat rt-ddg; echo; dd if=rt-ddf bs=4 count=1 2>/dev/null; echo; dd if=rt-ddf ibs=2 obs=5 count=3 2>&1",
+    stdout: '2+1 records in\n2+1 records out\ndefghij\nabcd\nabcdef3+0 records in\n1+1 records out\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abc' > rt-ddf; printf 'XYZ' | dd of=rt-ddf oflag=append conv=notrunc 2>/dev/null; cat rt-ddf; echo; printf 'ab' | dd conv=ucase 2>/dev/null; echo; printf 'ab' | dd bs=4 conv=sync 2>/dev/null | od -c",
+    stdout: 'abcXYZ\n\n0000000   a   b  \\0  \\0\n0000004\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'cd /tmp; dd if=/dev/zero of=rt-ddf bs=1k count=1 conv=fsync 2>&1; dd if=/nonexist of=rt-ddf 2>&1; echo $?; dd bs=0 2>&1 </dev/null; echo $?; dd foo=1 2>&1; echo $?',
+    stdout:
+      "1+0 records in\n1+0 records out\ndd: can't open '/nonexist': No such file or directory\n1\ndd: number 0 is not in 1..9223372036854775807 range\n1\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: dd [if=FILE] [of=FILE] [ibs=N obs=N/bs=N] [count=N] [skip=N] [seek=N]\n\t[conv=notrunc|noerror|sync|fsync]\n\t[iflag=skip_bytes|count_bytes|fullblock|direct] [oflag=seek_bytes|append|direct]\n\nCopy a file with converting and formatting\n\n\tif=FILE\t\tRead from FILE instead of stdin\n\tof=FILE\t\tWrite to FILE instead of stdout\n\tbs=N\t\tRead and write N bytes at a time\n\tibs=N\t\tRead N bytes at a time\n\tobs=N\t\tWrite N bytes at a time\n\tcount=N\t\tCopy only N input blocks\n\tskip=N\t\tSkip N input blocks\n\tseek=N\t\tSkip N output blocks\n\tconv=notrunc\tDon't truncate output file\n\tconv=noerror\tContinue after read errors\n\tconv=sync\tPad blocks with zeros\n\tconv=fsync\tPhysically write data out before finishing\n\tconv=swab\tSwap every pair of bytes\n\tiflag=skip_bytes\tskip=N is in bytes\n\tiflag=count_bytes\tcount=N is in bytes\n\toflag=seek_bytes\tseek=N is in bytes\n\tiflag=direct\tO_DIRECT input\n\toflag=direct\tO_DIRECT output\n\tiflag=fullblock\tRead full blocks\n\toflag=append\tOpen output in append mode\n\tstatus=noxfer\tSuppress rate output\n\tstatus=none\tSuppress all output\n\nN may be suffixed by c (1), w (2), b (512), kB (1000), k (1024), MB, M, GB, G\n1\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "cd /tmp; printf 'hello' | dd of=rt-ddf seek=1 bs=2 2>&1; od -c rt-ddf; printf 'hello' | dd 2>&1 | od -c | head -3",
+    stdout:
+      '2+1 records in\n2+1 records out\n0000000  \\0  \\0   h   e   l   l   o\n0000007\n0000000   h   e   l   l   o   0   +   1       r   e   c   o   r   d   s\n0000020       i   n  \\n   0   +   1       r   e   c   o   r   d   s    \n0000040   o   u   t  \\n\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abcdefghij' > rt-dd; dd if=rt-dd bs=4 skip=3 count=2 iflag=skip_bytes,count_bytes 2>&1; echo; printf 'qwe' | dd conv=swab 2>/dev/null; echo; printf 'abcdef' | dd bs=4 conv=swab 2>&1; echo \" $?\"",
+    stdout: 'de0+1 records in\n0+1 records out\n\nwqe\nbadcfe1+1 records in\n1+1 records out\n 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf '12345' > rt-dd; printf 'xy' | dd of=rt-dd seek=3 oflag=seek_bytes conv=notrunc 2>/dev/null; cat rt-dd; echo; printf 'xy' | dd of=rt-dd seek=1 oflag=seek_bytes 2>/dev/null; cat rt-dd; echo; dd if=rt-dd skip=9 2>&1",
+    stdout: '123xy\n1xy\n0+0 records in\n0+0 records out\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'cd /tmp; dd status=x 2>&1; echo $?; dd conv=notrunc,bad 2>&1; echo $?; dd count=-1 2>&1; echo $?; dd bs=1kB count=0 2>&1; echo $?; dd seek=1 2>&1 </dev/null; echo $?',
+    stdout:
+      "dd: invalid argument 'x' to 'status'\n1\ndd: invalid argument 'bad' to 'conv'\n1\ndd: invalid number '-1'\n1\n0+0 records in\n0+0 records out\n0\ndd: standard output: Illegal seek\n1\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'cd /tmp; dd if=/tmp 2>&1; echo $?; dd if=/dev/null of=/tmp 2>&1; echo $?; dd if=/dev/null of=/nonexist/x 2>&1; echo $?; dd if=/dev/zero bs=3 count=2 2>/dev/null | od -An -c; dd if=/dev/null 2>&1',
+    stdout:
+      "dd: /tmp: Is a directory\n1\ndd: can't open '/tmp': Is a directory\n1\ndd: can't open '/nonexist/x': No such file or directory\n1\n  \\0  \\0  \\0  \\0  \\0  \\0\n0+0 records in\n0+0 records out\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abcdefgh' | dd ibs=3 obs=2 2>&1; echo; printf 'abcdefgh' | dd ibs=3 obs=2 conv=sync 2>&1 | od -An -c; printf 'abc' | dd bs=2 count=1 iflag=fullblock 2>&1",
+    stdout:
+      'abcdefgh2+1 records in\n4+0 records out\n\n   a   b   c   d   e   f   g   h  \\0   2   +   1       r   e   c\n   o   r   d   s       i   n  \\n   4   +   1       r   e   c   o\n   r   d   s       o   u   t  \\n\nab1+0 records in\n1+0 records out\n',
+    stderr: '',
+    exitCode: 0,
+  },
   { script: 'df / | head -1; df / | wc -l', stdout: 'Filesystem           1K-blocks      Used Available Use% Mounted on\n2\n' },
   { script: 'df -h / | head -1', stdout: 'Filesystem                Size      Used Available Use% Mounted on\n' },
   { script: 'ps | head -1; ps -o pid | sed -n 2p', stdout: 'PID   USER     COMMAND\n    1\n' },

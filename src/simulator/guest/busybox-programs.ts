@@ -8,6 +8,7 @@ import type { GuestProcEntry } from './busybox-system.js';
 import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
 import { exprCommand } from './busybox-expr.js';
+import { ddCommand } from './busybox-dd.js';
 import { printfCommand } from './busybox-printf.js';
 import { trCommand } from './busybox-tr.js';
 import { suffixed } from './busybox-getopt.js';
@@ -111,54 +112,6 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
     },
   };
-  const dd: Command = {
-    name: 'dd',
-    async execute(args, ctx) {
-      const opt: Record<string, string> = {};
-      for (const a of args) {
-        const m = /^(\w+)=(.*)$/.exec(a);
-        if (!m) return fail(`dd: invalid argument '${a}'\n`);
-        opt[m[1]!] = m[2]!;
-      }
-      const size = (text: string | undefined, fallback: number): number => {
-        if (text === undefined) return fallback;
-        return suffixed(text, { c: 1, w: 2, b: 512, k: 1024, K: 1024, M: 1 << 20, G: 1 << 30 }) ?? NaN;
-      };
-      const bs = size(opt.bs ?? opt.ibs, 512);
-      const count = opt.count === undefined ? Infinity : size(opt.count, 0);
-      const skip = size(opt.skip, 0);
-      const seek = size(opt.seek, 0);
-      if ([bs, count, skip, seek].some(Number.isNaN)) return fail(`dd: invalid number '${opt.bs ?? opt.count ?? opt.skip ?? opt.seek}'\n`);
-      let input: Buffer;
-      const source = opt.if;
-      if (source === '/dev/zero' || source === '/dev/urandom' || source === '/dev/random') {
-        if (count === Infinity) return fail('dd: endless input needs count= here\n');
-        const n = (skip + count) * bs;
-        input = source === '/dev/zero' ? Buffer.alloc(n) : randomBytes(n);
-      } else if (source !== undefined) {
-        const path = posix.resolve(ctx.cwd, source);
-        const entry = await host.fs.entry(path);
-        if (!entry || entry.type === 'directory')
-          return fail(`dd: can't open '${source}': ${entry ? 'Is a directory' : 'No such file or directory'}\n`);
-        input = await host.fs.read(path);
-      } else input = Buffer.from(String(ctx.stdin), 'latin1');
-      const data = input.subarray(skip * bs, count === Infinity ? undefined : (skip + count) * bs);
-      const full = Math.floor(data.length / bs);
-      const partial = data.length % bs ? 1 : 0;
-      const stats = `${full}+${partial} records in\n${full}+${partial} records out\n`;
-      if (opt.of === undefined) {
-        return bytesOutput(data, stats);
-      }
-      // busybox opens the output without O_TRUNC, and without notrunc cuts it where the output starts
-      // (ftruncate: what is before `seek` stays, a hole past the end), then writes at that offset.
-      const path = posix.resolve(ctx.cwd, opt.of);
-      const spec = { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) };
-      const notrunc = opt.conv?.split(',').includes('notrunc') === true;
-      if (!notrunc || !(await host.fs.entry(path))) await host.fs.resize(path, notrunc ? 0 : seek * bs, spec);
-      if (data.length > 0) await host.fs.writeAt(path, data, seek * bs, spec);
-      return ok('', stats);
-    },
-  };
   const df: Command = {
     name: 'df',
     execute: async (args) => {
@@ -209,7 +162,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printfCommand(), yes, mktemp, chown, dd, df, ps, exprCommand(), trCommand()];
+  return [printfCommand(), yes, mktemp, chown, ddCommand(host), df, ps, exprCommand(), trCommand()];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */
