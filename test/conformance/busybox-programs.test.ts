@@ -535,6 +535,46 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // cmp as busybox 1.35's cmp.c: -l's octal list, -s and -l refusing each other, -n, SKIP1 and SKIP2, `EOF on` on stderr, no long options.
+  {
+    script:
+      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; printf 'abc' > rt-m3; cmp -l rt-m1 rt-m2; echo $?; cmp -l rt-m1 rt-m3; echo $?; cmp rt-m1 rt-m3; echo $?; cmp rt-m3 rt-m1; echo $?",
+    stdout: '4 170 171\n8 146 147\n1\n1\n1\n1\n',
+    stderr: 'cmp: EOF on rt-m3\ncmp: EOF on rt-m3\ncmp: EOF on rt-m3\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; cmp -n 3 rt-m1 rt-m2; echo $?; cmp -n 4 rt-m1 rt-m2; echo $?; cmp -ls rt-m1 rt-m2; echo $?; cmp -sl rt-m1 rt-m2; echo $?",
+    stdout: '0\nrt-m1 rt-m2 differ: char 4, line 1\n1\n1\n1\n',
+    stderr:
+      'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'Xabcy\\ndeg' > rt-m2; cmp rt-m1 rt-m2 0 1; echo $?; cmp rt-m1 rt-m2 5 6; echo $?; cmp -s /nonexist rt-m1; echo $?; cmp /nonexist rt-m1; echo $?; cmp; echo $?",
+    stdout: 'rt-m1 rt-m2 differ: char 4, line 1\n1\nrt-m1 rt-m2 differ: char 3, line 1\n1\n2\n2\n1\n',
+    stderr:
+      'cmp: /nonexist: No such file or directory\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'a\\nb\\nc' > rt-m1; printf 'a\\nb\\nd' | cmp rt-m1; echo $?; printf 'a\\nb\\nd' | cmp - rt-m1; echo $?; cmp rt-m1 rt-m1 rt-m1 1 1 2>&1 | head -3; echo $?; cmp -n x rt-m1 rt-m1; echo $?",
+    stdout:
+      'rt-m1 - differ: char 5, line 3\n1\n- rt-m1 differ: char 5, line 3\n1\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n0\n1\n',
+    stderr: "cmp: invalid number 'x'\n",
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf '\\200\\377' > rt-m1; printf '\\201\\376' > rt-m2; cmp -l rt-m1 rt-m2; cmp --verbose rt-m1 rt-m2; cmp --bytes=1 rt-m1 rt-m2; echo $?",
+    stdout: '1 200 201\n2 377 376\n1\n',
+    stderr:
+      "cmp: unrecognized option '--verbose'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\ncmp: unrecognized option '--bytes=1'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n",
+    exitCode: 0,
+  },
   { script: 'df / | head -1; df / | wc -l', stdout: 'Filesystem           1K-blocks      Used Available Use% Mounted on\n2\n' },
   { script: 'df -h / | head -1', stdout: 'Filesystem                Size      Used Available Use% Mounted on\n' },
   { script: 'ps | head -1; ps -o pid | sed -n 2p', stdout: 'PID   USER     COMMAND\n    1\n' },

@@ -1,7 +1,7 @@
 import { machine } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner } from './busybox-getopt.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { execFailure } from './program-output.js';
 import { timeCommand } from './busybox-time.js';
 import { timeoutCommand } from './busybox-timeout.js';
@@ -57,6 +57,10 @@ async function input(host: FilesHost, ctx: CommandContext, program: string, file
   });
 }
 
+const cmpUsage =
+  'Usage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n' +
+  '\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n';
+
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
 const printable = (b: number): string => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.');
 
@@ -93,24 +97,50 @@ export function busyboxFiles(host: FilesHost): Command[] {
       return { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
     },
   };
+  /**
+   * busybox 1.35's cmp (editors/cmp.c): `-l` lists each differing byte (its number, then both
+   * values in octal) and `-s` says nothing, the two refusing each other; `-n NUM` compares at most
+   * NUM bytes; SKIP1 and SKIP2 skip bytes of each file; a file that ends first is `cmp: EOF on
+   * FILE` on stderr; status 1 when they differ, 2 when a file does not open.
+   */
   const cmp: Command = {
     name: 'cmp',
     async execute(args, ctx) {
-      const silent = args.includes('-s');
-      const [f1, f2] = args.filter((a) => !a.startsWith('-') || a === '-');
-      if (f1 === undefined) return fail(`${banner}Usage: cmp [-ls] [-n NUM] FILE1 [FILE2]\n`, 2);
+      const parsed = getopt('cmp', cmpUsage, args, 'ls', 'n');
+      if (isResult(parsed)) return parsed;
+      const { opts, operands } = parsed;
+      if (operands.length < 1 || operands.length > 4 || (opts.has('l') && opts.has('s'))) return fail(`${banner}${cmpUsage}`);
+      const count = (text: string): number | ExecResult => (/^\d+$/.test(text) ? Number(text) : fail(`cmp: invalid number '${text}'\n`));
+      const limit = opts.has('n') ? count(opts.get('n') as string) : undefined;
+      if (typeof limit === 'object') return limit;
+      const skips = operands.slice(2).map(count);
+      const refused = skips.find((s): s is ExecResult => typeof s === 'object');
+      if (refused) return refused;
+      const silent = opts.has('s');
+      const [f1, f2 = '-'] = operands as [string, string?];
       const a = await input(host, ctx, 'cmp', f1);
       if (typeof a === 'string') return fail(silent ? '' : a, 2);
       const b = await input(host, ctx, 'cmp', f2);
       if (typeof b === 'string') return fail(silent ? '' : b, 2);
-      const n = Math.min(a.length, b.length);
-      let at = 0;
-      while (at < n && a[at] === b[at]) at++;
-      if (at === n && a.length === b.length) return ok();
-      if (silent) return fail('');
-      if (at === n) return fail(`cmp: EOF on ${a.length < b.length ? f1 : (f2 ?? '-')}\n`);
-      const line = a.subarray(0, at).filter((c) => c === 0x0a).length + 1;
-      return { stdout: `${f1} ${f2 ?? '-'} differ: char ${at + 1}, line ${line}\n`, stderr: '', exitCode: 1 };
+      // cmp - - reads nothing: the same stream.
+      if (f1 === '-' && f2 === '-') return ok();
+      const [x, y] = [a.subarray((skips[0] as number | undefined) ?? 0), b.subarray((skips[1] as number | undefined) ?? 0)];
+      const end = Math.min(Math.max(x.length, y.length), limit ?? Infinity);
+      let stdout = '';
+      let line = 1;
+      for (let at = 0; at < end; at++) {
+        if (at >= x.length || at >= y.length) {
+          if (!silent) return { stdout, stderr: `cmp: EOF on ${at >= x.length ? f1 : f2}\n`, exitCode: 1 };
+          return fail('');
+        }
+        const [c1, c2] = [x[at]!, y[at]!];
+        if (c1 !== c2) {
+          if (silent) return fail('');
+          if (!opts.has('l')) return { stdout: `${f1} ${f2} differ: char ${at + 1}, line ${line}\n`, stderr: '', exitCode: 1 };
+          stdout += `${at + 1} ${c1.toString(8).padStart(3)} ${c2.toString(8).padStart(3)}\n`;
+        } else if (c1 === 0x0a) line++;
+      }
+      return { stdout, stderr: '', exitCode: stdout ? 1 : 0 };
     },
   };
   const link: Command = {
