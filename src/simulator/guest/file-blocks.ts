@@ -70,7 +70,7 @@ export class FileBlocks {
     this.keep(inode, after, union(this.extentsOf(inode, before), blocksOver(start, end)));
   }
 
-  /** `content` was written with a hole for each block of zeros (`rsync --sparse`, `cp --sparse=always`). */
+  /** `content` was written with a hole for each block of zeros (`rsync --sparse`). */
   holed(inode: string, content: Uint8Array): void {
     const extents: Extent[] = [];
     for (let block = 0; block * blockSize < content.length; block++) {
