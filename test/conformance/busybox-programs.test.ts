@@ -575,6 +575,22 @@ const cases: ShScript[] = [
       "cmp: unrecognized option '--verbose'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\ncmp: unrecognized option '--bytes=1'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n",
     exitCode: 0,
   },
+  // /dev/null keeps nothing written to it, by a redirection, tee or dd.
+  {
+    script:
+      'echo abc | tee /dev/null >/dev/null; wc -c < /dev/null; echo q > /dev/null; echo r >> /dev/null; dd if=/dev/zero of=/dev/null bs=1k count=3 2>&1; cat /dev/null | wc -c; dd if=/dev/null 2>/dev/null | wc -c',
+    stdout: '0\n3+0 records in\n3+0 records out\n0\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // truncate, dd and fallocate follow a final symlink, as open(2) does (a dangling one makes its target).
+  {
+    script:
+      "cd /tmp && rm -rf rt-sy && mkdir rt-sy && cd rt-sy; echo hello > t; ln -s t l; truncate -s 3 l; ls -l l | cut -c1-10; cat t; echo; printf 'XY' | dd of=l seek=1 bs=1 2>/dev/null; cat t; echo; fallocate -l 8 l; stat -c '%F %s' l t; ln -s missing d; truncate -s 2 d; ls -l missing | cut -c1-10; stat -c '%F %s' d missing",
+    stdout: 'lrwxrwxrwx\nhel\nhXY\nsymbolic link 1\nregular file 8\n-rw-r--r--\nsymbolic link 7\nregular file 2\n',
+    stderr: '',
+    exitCode: 0,
+  },
   { script: 'df / | head -1; df / | wc -l', stdout: 'Filesystem           1K-blocks      Used Available Use% Mounted on\n2\n' },
   { script: 'df -h / | head -1', stdout: 'Filesystem                Size      Used Available Use% Mounted on\n' },
   { script: 'ps | head -1; ps -o pid | sed -n 2p', stdout: 'PID   USER     COMMAND\n    1\n' },

@@ -209,8 +209,9 @@ export function ddCommand(host: ProgramHost): Command {
         const notrunc = o.flags.has('conv=notrunc');
         // open(O_CREAT, and O_TRUNC without seek= or notrunc), then ftruncate at seek's offset without notrunc.
         if (!notrunc) await host.fs.resize(outPath, seekAt, spec);
-        else if (!(await host.fs.entry(outPath))) await host.fs.resize(outPath, 0, spec);
-        const end = (await host.fs.entry(outPath))?.size ?? 0;
+        const opened = await host.fs.memory.stat(outPath).catch(() => undefined);
+        if (!opened) await host.fs.resize(outPath, 0, spec);
+        const end = opened?.size ?? 0;
         if (data.length > 0) await host.fs.writeAt(outPath, data, o.flags.has('oflag=append') ? end : seekAt, spec);
         return { stdout: '', stderr: status, exitCode: 0 };
       } catch (e) {

@@ -40,6 +40,9 @@ export interface WriteSpec {
 
 const root: Owner = { uid: 0, gid: 0 };
 
+/** The devices a write goes into and stays out of: what is written to them is gone, and they read as empty. */
+const sinks: ReadonlySet<string> = new Set(['/dev/null', '/dev/zero']);
+
 /** The umask a process starts with, until its shell's `umask` changes it. */
 export const defaultUmask = 0o022;
 
@@ -417,8 +420,18 @@ export class GuestFs {
     return this.blocks.count(st.identity, st.size);
   }
 
-  /** Rewrites the file at `path` (made as `spec` says when missing) as `change` says, then records the blocks the change gave the inode. */
-  private async reshape(path: string, spec: WriteSpec, change: (bytes: Buffer) => { after: Buffer; record: (inode: string) => void }): Promise<void> {
+  /**
+   * Rewrites the file at `given` (made as `spec` says when missing) as `change` says, then records the
+   * blocks the change gave the inode. A final symlink is followed, as open(2) follows it (a dangling
+   * one makes its target).
+   */
+  private async reshape(
+    given: string,
+    spec: WriteSpec,
+    change: (bytes: Buffer) => { after: Buffer; record: (inode: string) => void },
+  ): Promise<void> {
+    const path = await this.writeTarget(given);
+    if (sinks.has(path)) return;
     const bytes = (await this.memory.exists(path)) ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
     const { after, record } = change(bytes);
     await this.put(path, after, spec, false);
@@ -428,6 +441,7 @@ export class GuestFs {
 
   /** Writes or appends `content` at `path`: a new file takes the owner and mode given, an existing one keeps its own. */
   private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean): Promise<void> {
+    if (sinks.has(path)) return;
     if (isFifoMode(spec.mode)) this.pipes.made = true;
     const before = await this.memory.stat(path).catch(() => undefined);
     if (append) await this.memory.appendFile(path, content);
@@ -509,6 +523,8 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
+        // /dev/null and /dev/zero take what is written and keep none of it.
+        if (fn !== memory.mkdir && sinks.has(path)) return;
         if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
           await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
