@@ -256,7 +256,7 @@ const cases: ShScript[] = [
   // A file's blocks as ext4 gives them: truncate grows a file by a hole (no blocks) and takes back the blocks past a shorter end; an append gives the blocks it covers, a write of the whole content every block; the file keeps its mode.
   {
     script:
-      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; truncate -s 1M a; stat -c '%s %b' a; echo x >> a; stat -c '%s %b' a; echo y > a; stat -c '%s %b' a; head -c 10000 /dev/zero > b; truncate -s 8191 b; stat -c '%s %b' b; truncate -s 0 b; truncate -s 4097 b; stat -c '%s %b' b; touch m; chmod 600 m; truncate -s 10 m; stat -c '%a %s %b' m",
+      "cd \"$(mktemp -d)\"; truncate -s 1M a; stat -c '%s %b' a; echo x >> a; stat -c '%s %b' a; echo y > a; stat -c '%s %b' a; head -c 10000 /dev/zero > b; truncate -s 8191 b; stat -c '%s %b' b; truncate -s 0 b; truncate -s 4097 b; stat -c '%s %b' b; touch m; chmod 600 m; truncate -s 10 m; stat -c '%a %s %b' m",
     stdout: '1048576 0\n1048578 8\n2 8\n8191 16\n4097 0\n600 10 0\n',
     stderr: '',
     exitCode: 0,
@@ -264,7 +264,7 @@ const cases: ShScript[] = [
   // dd opens its output without O_TRUNC and, without notrunc, cuts it at seek's offset (what is before stays, a hole after), then writes there: only the blocks written are given.
   {
     script:
-      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; printf abcdef > a; dd if=/dev/zero of=a bs=1 count=1 seek=2 2>/dev/null; od -c a; truncate -s 5000 b; printf x | dd of=b bs=1 seek=4999 conv=notrunc 2>/dev/null; stat -c '%s %b' b; printf y | dd of=b bs=1 seek=100 2>/dev/null; stat -c '%s %b' b; dd if=/dev/zero of=c bs=1k seek=100 count=3 2>/dev/null; stat -c '%s %b' c; printf 'abcdefgh' > d; chmod 640 d; dd if=/dev/zero of=d bs=2 seek=3 count=0 2>/dev/null; od -c d; stat -c '%a %s %b' d",
+      "cd \"$(mktemp -d)\"; printf abcdef > a; dd if=/dev/zero of=a bs=1 count=1 seek=2 2>/dev/null; od -c a; truncate -s 5000 b; printf x | dd of=b bs=1 seek=4999 conv=notrunc 2>/dev/null; stat -c '%s %b' b; printf y | dd of=b bs=1 seek=100 2>/dev/null; stat -c '%s %b' b; dd if=/dev/zero of=c bs=1k seek=100 count=3 2>/dev/null; stat -c '%s %b' c; printf 'abcdefgh' > d; chmod 640 d; dd if=/dev/zero of=d bs=2 seek=3 count=0 2>/dev/null; od -c d; stat -c '%a %s %b' d",
     stdout: '0000000   a   b  \\0\n0000003\n5000 8\n101 8\n105472 8\n0000000   a   b   c   d   e   f\n0000006\n640 6 8\n',
     stderr: '',
     exitCode: 0,
@@ -272,7 +272,7 @@ const cases: ShScript[] = [
   // fallocate gives the blocks of its range (and keeps the file's mode); a file's blocks stay with it through mv and ln, and cat > and cp write every block; du and ls -s count blocks.
   {
     script:
-      "cd /tmp && rm -rf rt-sp && mkdir rt-sp && cd rt-sp; fallocate -l 1M a; stat -c '%s %b' a; fallocate -o 2M -l 4k a; stat -c '%s %b' a; truncate -s 3M b; fallocate -o 1M -l 10000 b; stat -c '%s %b' b; chmod 600 b; fallocate -l 1 b; stat -c '%a %s %b' b; truncate -s 100k c; printf a >> c; mv c d; ln d e; stat -c '%s %b %h' e; cat d > f; cp d g; du -a . | grep -v '/[de]$' | sort -k2; ls -s; du -sh .",
+      "cd \"$(mktemp -d)\"; fallocate -l 1M a; stat -c '%s %b' a; fallocate -o 2M -l 4k a; stat -c '%s %b' a; truncate -s 3M b; fallocate -o 1M -l 10000 b; stat -c '%s %b' b; chmod 600 b; fallocate -l 1 b; stat -c '%a %s %b' b; truncate -s 100k c; printf a >> c; mv c d; ln d e; stat -c '%s %b %h' e; cat d > f; cp d g; du -a . | grep -v '/[de]$' | sort -k2; ls -s; du -sh .",
     stdout:
       '1048576 2048\n2101248 2056\n3145728 24\n600 3145728 32\n102401 8 2\n1260\t.\n1028\t./a\n16\t./b\n104\t./f\n104\t./g\ntotal 1260\n  1028 a\n    16 b\n     4 d\n     4 e\n   104 f\n   104 g\n1.2M\t.\n',
     stderr: '',
@@ -463,21 +463,21 @@ const cases: ShScript[] = [
   // dd as busybox 1.35's dd.c: status=none/noxfer, ibs/obs and the records they count, skip and seek past the ends, oflag=append and seek_bytes, iflag=skip_bytes/count_bytes, conv=sync and swab, its refusals and usage.
   {
     script:
-      "cd /tmp; rm -f rt-ddf; dd if=/dev/zero of=rt-ddf bs=1M count=2 status=none; echo $?; stat -c '%s %b' rt-ddf; dd if=/dev/zero of=rt-ddf bs=1k count=1 status=noxfer; echo $?",
+      'cd "$(mktemp -d)"; rm -f rt-ddf; dd if=/dev/zero of=rt-ddf bs=1M count=2 status=none; echo $?; stat -c \'%s %b\' rt-ddf; dd if=/dev/zero of=rt-ddf bs=1k count=1 status=noxfer; echo $?',
     stdout: '0\n2097152 4096\n0\n',
     stderr: '1+0 records in\n1+0 records out\n',
     exitCode: 0,
   },
   {
     script:
-      "cd /tmp; printf 'abcdefghij' > rt-ddf; dd if=rt-ddf of=rt-ddg bs=3 skip=1 2>&1; cat rt-ddg; echo; dd if=rt-ddf bs=4 count=1 2>/dev/null; echo; dd if=rt-ddf ibs=2 obs=5 count=3 2>&1",
+      'cd "$(mktemp -d)"; printf \'abcdefghij\' > rt-ddf; dd if=rt-ddf of=rt-ddg bs=3 skip=1 2>&1; cat rt-ddg; echo; dd if=rt-ddf bs=4 count=1 2>/dev/null; echo; dd if=rt-ddf ibs=2 obs=5 count=3 2>&1',
     stdout: '2+1 records in\n2+1 records out\ndefghij\nabcd\nabcdef3+0 records in\n1+1 records out\n',
     stderr: '',
     exitCode: 0,
   },
   {
     script:
-      "cd /tmp; printf 'abc' > rt-ddf; printf 'XYZ' | dd of=rt-ddf oflag=append conv=notrunc 2>/dev/null; cat rt-ddf; echo; printf 'ab' | dd conv=ucase 2>/dev/null; echo; printf 'ab' | dd bs=4 conv=sync 2>/dev/null | od -c",
+      "cd \"$(mktemp -d)\"; printf 'abc' > rt-ddf; printf 'XYZ' | dd of=rt-ddf oflag=append conv=notrunc 2>/dev/null; cat rt-ddf; echo; printf 'ab' | dd conv=ucase 2>/dev/null; echo; printf 'ab' | dd bs=4 conv=sync 2>/dev/null | od -c",
     stdout: 'abcXYZ\n\n0000000   a   b  \\0  \\0\n0000004\n',
     stderr: '',
     exitCode: 0,
@@ -491,7 +491,7 @@ const cases: ShScript[] = [
     exitCode: 0,
   },
   {
-    script: "cd /tmp; printf 'hello' | dd of=rt-ddf seek=1 bs=2 2>&1; od -c rt-ddf; printf 'hello' | dd 2>&1 | od -c | head -3",
+    script: "cd \"$(mktemp -d)\"; printf 'hello' | dd of=rt-ddf seek=1 bs=2 2>&1; od -c rt-ddf; printf 'hello' | dd 2>&1 | od -c | head -3",
     stdout:
       '2+1 records in\n2+1 records out\n0000000  \\0  \\0   h   e   l   l   o\n0000007\n0000000   h   e   l   l   o   0   +   1       r   e   c   o   r   d   s\n0000020       i   n  \\n   0   +   1       r   e   c   o   r   d   s    \n0000040   o   u   t  \\n\n',
     stderr: '',
@@ -499,14 +499,14 @@ const cases: ShScript[] = [
   },
   {
     script:
-      "cd /tmp; printf 'abcdefghij' > rt-dd; dd if=rt-dd bs=4 skip=3 count=2 iflag=skip_bytes,count_bytes 2>&1; echo; printf 'qwe' | dd conv=swab 2>/dev/null; echo; printf 'abcdef' | dd bs=4 conv=swab 2>&1; echo \" $?\"",
+      "cd \"$(mktemp -d)\"; printf 'abcdefghij' > rt-dd; dd if=rt-dd bs=4 skip=3 count=2 iflag=skip_bytes,count_bytes 2>&1; echo; printf 'qwe' | dd conv=swab 2>/dev/null; echo; printf 'abcdef' | dd bs=4 conv=swab 2>&1; echo \" $?\"",
     stdout: 'de0+1 records in\n0+1 records out\n\nwqe\nbadcfe1+1 records in\n1+1 records out\n 0\n',
     stderr: '',
     exitCode: 0,
   },
   {
     script:
-      "cd /tmp; printf '12345' > rt-dd; printf 'xy' | dd of=rt-dd seek=3 oflag=seek_bytes conv=notrunc 2>/dev/null; cat rt-dd; echo; printf 'xy' | dd of=rt-dd seek=1 oflag=seek_bytes 2>/dev/null; cat rt-dd; echo; dd if=rt-dd skip=9 2>&1",
+      "cd \"$(mktemp -d)\"; printf '12345' > rt-dd; printf 'xy' | dd of=rt-dd seek=3 oflag=seek_bytes conv=notrunc 2>/dev/null; cat rt-dd; echo; printf 'xy' | dd of=rt-dd seek=1 oflag=seek_bytes 2>/dev/null; cat rt-dd; echo; dd if=rt-dd skip=9 2>&1",
     stdout: '123xy\n1xy\n0+0 records in\n0+0 records out\n',
     stderr: '',
     exitCode: 0,
@@ -529,7 +529,7 @@ const cases: ShScript[] = [
   },
   {
     script:
-      "cd /tmp; printf 'abcdefgh' | dd ibs=3 obs=2 2>&1; echo; printf 'abcdefgh' | dd ibs=3 obs=2 conv=sync 2>&1 | od -An -c; printf 'abc' | dd bs=2 count=1 iflag=fullblock 2>&1",
+      "cd \"$(mktemp -d)\"; printf 'abcdefgh' | dd ibs=3 obs=2 2>&1; echo; printf 'abcdefgh' | dd ibs=3 obs=2 conv=sync 2>&1 | od -An -c; printf 'abc' | dd bs=2 count=1 iflag=fullblock 2>&1",
     stdout:
       'abcdefgh2+1 records in\n4+0 records out\n\n   a   b   c   d   e   f   g   h  \\0   2   +   1       r   e   c\n   o   r   d   s       i   n  \\n   4   +   1       r   e   c   o\n   r   d   s       o   u   t  \\n\nab1+0 records in\n1+0 records out\n',
     stderr: '',
@@ -538,14 +538,14 @@ const cases: ShScript[] = [
   // cmp as busybox 1.35's cmp.c: -l's octal list, -s and -l refusing each other, -n, SKIP1 and SKIP2, `EOF on` on stderr, no long options.
   {
     script:
-      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; printf 'abc' > rt-m3; cmp -l rt-m1 rt-m2; echo $?; cmp -l rt-m1 rt-m3; echo $?; cmp rt-m1 rt-m3; echo $?; cmp rt-m3 rt-m1; echo $?",
+      "cd \"$(mktemp -d)\"; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; printf 'abc' > rt-m3; cmp -l rt-m1 rt-m2; echo $?; cmp -l rt-m1 rt-m3; echo $?; cmp rt-m1 rt-m3; echo $?; cmp rt-m3 rt-m1; echo $?",
     stdout: '4 170 171\n8 146 147\n1\n1\n1\n1\n',
     stderr: 'cmp: EOF on rt-m3\ncmp: EOF on rt-m3\ncmp: EOF on rt-m3\n',
     exitCode: 0,
   },
   {
     script:
-      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; cmp -n 3 rt-m1 rt-m2; echo $?; cmp -n 4 rt-m1 rt-m2; echo $?; cmp -ls rt-m1 rt-m2; echo $?; cmp -sl rt-m1 rt-m2; echo $?",
+      "cd \"$(mktemp -d)\"; printf 'abcx\\ndef' > rt-m1; printf 'abcy\\ndeg' > rt-m2; cmp -n 3 rt-m1 rt-m2; echo $?; cmp -n 4 rt-m1 rt-m2; echo $?; cmp -ls rt-m1 rt-m2; echo $?; cmp -sl rt-m1 rt-m2; echo $?",
     stdout: '0\nrt-m1 rt-m2 differ: char 4, line 1\n1\n1\n1\n',
     stderr:
       'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n',
@@ -553,7 +553,7 @@ const cases: ShScript[] = [
   },
   {
     script:
-      "cd /tmp; printf 'abcx\\ndef' > rt-m1; printf 'Xabcy\\ndeg' > rt-m2; cmp rt-m1 rt-m2 0 1; echo $?; cmp rt-m1 rt-m2 5 6; echo $?; cmp -s /nonexist rt-m1; echo $?; cmp /nonexist rt-m1; echo $?; cmp; echo $?",
+      "cd \"$(mktemp -d)\"; printf 'abcx\\ndef' > rt-m1; printf 'Xabcy\\ndeg' > rt-m2; cmp rt-m1 rt-m2 0 1; echo $?; cmp rt-m1 rt-m2 5 6; echo $?; cmp -s /nonexist rt-m1; echo $?; cmp /nonexist rt-m1; echo $?; cmp; echo $?",
     stdout: 'rt-m1 rt-m2 differ: char 4, line 1\n1\nrt-m1 rt-m2 differ: char 3, line 1\n1\n2\n2\n1\n',
     stderr:
       'cmp: /nonexist: No such file or directory\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n',
@@ -561,7 +561,7 @@ const cases: ShScript[] = [
   },
   {
     script:
-      "cd /tmp; printf 'a\\nb\\nc' > rt-m1; printf 'a\\nb\\nd' | cmp rt-m1; echo $?; printf 'a\\nb\\nd' | cmp - rt-m1; echo $?; cmp rt-m1 rt-m1 rt-m1 1 1 2>&1 | head -3; echo $?; cmp -n x rt-m1 rt-m1; echo $?",
+      "cd \"$(mktemp -d)\"; printf 'a\\nb\\nc' > rt-m1; printf 'a\\nb\\nd' | cmp rt-m1; echo $?; printf 'a\\nb\\nd' | cmp - rt-m1; echo $?; cmp rt-m1 rt-m1 rt-m1 1 1 2>&1 | head -3; echo $?; cmp -n x rt-m1 rt-m1; echo $?",
     stdout:
       'rt-m1 - differ: char 5, line 3\n1\n- rt-m1 differ: char 5, line 3\n1\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n0\n1\n',
     stderr: "cmp: invalid number 'x'\n",
@@ -569,7 +569,7 @@ const cases: ShScript[] = [
   },
   {
     script:
-      "cd /tmp; printf '\\200\\377' > rt-m1; printf '\\201\\376' > rt-m2; cmp -l rt-m1 rt-m2; cmp --verbose rt-m1 rt-m2; cmp --bytes=1 rt-m1 rt-m2; echo $?",
+      "cd \"$(mktemp -d)\"; printf '\\200\\377' > rt-m1; printf '\\201\\376' > rt-m2; cmp -l rt-m1 rt-m2; cmp --verbose rt-m1 rt-m2; cmp --bytes=1 rt-m1 rt-m2; echo $?",
     stdout: '1 200 201\n2 377 376\n1\n',
     stderr:
       "cmp: unrecognized option '--verbose'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\ncmp: unrecognized option '--bytes=1'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2 [SKIP1 [SKIP2]]]\n\nCompare FILE1 with FILE2 (or stdin)\n\n\t-l\tWrite the byte numbers (decimal) and values (octal)\n\t\tfor all differing bytes\n\t-s\tQuiet\n\t-n NUM\tCompare at most NUM bytes\n",
@@ -586,7 +586,7 @@ const cases: ShScript[] = [
   // truncate, dd and fallocate follow a final symlink, as open(2) does (a dangling one makes its target).
   {
     script:
-      "cd /tmp && rm -rf rt-sy && mkdir rt-sy && cd rt-sy; echo hello > t; ln -s t l; truncate -s 3 l; ls -l l | cut -c1-10; cat t; echo; printf 'XY' | dd of=l seek=1 bs=1 2>/dev/null; cat t; echo; fallocate -l 8 l; stat -c '%F %s' l t; ln -s missing d; truncate -s 2 d; ls -l missing | cut -c1-10; stat -c '%F %s' d missing",
+      "cd \"$(mktemp -d)\"; echo hello > t; ln -s t l; truncate -s 3 l; ls -l l | cut -c1-10; cat t; echo; printf 'XY' | dd of=l seek=1 bs=1 2>/dev/null; cat t; echo; fallocate -l 8 l; stat -c '%F %s' l t; ln -s missing d; truncate -s 2 d; ls -l missing | cut -c1-10; stat -c '%F %s' d missing",
     stdout: 'lrwxrwxrwx\nhel\nhXY\nsymbolic link 1\nregular file 8\n-rw-r--r--\nsymbolic link 7\nregular file 2\n',
     stderr: '',
     exitCode: 0,
