@@ -224,13 +224,9 @@ export class GuestFs {
       if (!was.identity || !now.identity) continue;
       fs.times.set(now.identity, this.times.of(was.identity, was.mtime));
       inodes.push([was.identity, now.identity]);
+      if (blocks === 'sparse' && now.isFile && !isFifoMode(now.mode)) fs.blocks.holed(now.identity, await copy.readFileBuffer(path));
     }
     if (blocks === 'kept') this.blocks.copyTo(fs.blocks, inodes);
-    else if (blocks === 'sparse')
-      for (const path of paths) {
-        const st = await copy.lstat(path);
-        if (st.isFile && st.identity && !isFifoMode(st.mode)) fs.blocks.holed(st.identity, await copy.readFileBuffer(path));
-      }
     for (const [path, owner] of this.owners) fs.owners.set(path, owner);
     for (const [first, ...rest] of this.links.groups())
       for (const name of rest) {
@@ -371,7 +367,7 @@ export class GuestFs {
   async write(path: string, content: Uint8Array, spec: WriteSpec): Promise<void> {
     const before = await this.memory.stat(path).catch(() => undefined);
     const append = spec.append === true && before !== undefined;
-    await this.put(path, content, spec, append);
+    await this.put(path, content, spec, append, before);
     await this.wrote(path, append ? before : undefined);
   }
 
@@ -432,18 +428,18 @@ export class GuestFs {
   ): Promise<void> {
     const path = await this.writeTarget(given);
     if (sinks.has(path)) return;
-    const bytes = (await this.memory.exists(path)) ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
+    const before = await this.memory.stat(path).catch(() => undefined);
+    const bytes = before ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
     const { after, record } = change(bytes);
-    await this.put(path, after, spec, false);
+    await this.put(path, after, spec, false, before);
     const { identity } = await this.memory.stat(path);
     if (identity) record(identity);
   }
 
-  /** Writes or appends `content` at `path`: a new file takes the owner and mode given, an existing one keeps its own. */
-  private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean): Promise<void> {
+  /** Writes or appends `content` at `path` (`before`: its status, undefined when missing): a new file takes the owner and mode given, an existing one keeps its own. */
+  private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean, before: FsStat | undefined): Promise<void> {
     if (sinks.has(path)) return;
     if (isFifoMode(spec.mode)) this.pipes.made = true;
-    const before = await this.memory.stat(path).catch(() => undefined);
     if (append) await this.memory.appendFile(path, content);
     else await this.memory.writeFile(path, content);
     await this.stamp(path, before ? 'write' : 'made');
