@@ -510,6 +510,10 @@ const cases: ShScript[] = [
     stdout: '123xy\n1xy\n0+0 records in\n0+0 records out\n',
     stderr: '',
     exitCode: 0,
+    losesOutput: {
+      target: 'incus',
+      why: 'on Incus 6.0.4 its first line came back as the second one in two clean-clone CI runs of two (stop 78), under load; every run alone passed, and the cause was not found',
+    },
   },
   {
     script:
