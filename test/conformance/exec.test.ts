@@ -136,6 +136,16 @@ const shellCases: ShellCase[] = [
     exitCode: 0,
   },
   { title: 'hostname is the instance name', command: ['hostname'], stdout: (name) => `${name}\n`, exitCode: 0 },
+  // utimensat(2): a user who may write a file sets its times to now, but only its owner sets a time given.
+  {
+    title: "a user sets another's writable file's times to now (touch), not to a time given (touch -d)",
+    command: sh(
+      'touch /dev/null; echo $?; touch -d "2020-01-01 00:00" /dev/null 2>&1; echo $?; touch -m -d "2020-01-01 00:00" /dev/tty 2>&1; echo $?',
+    ),
+    request: { user: 1000, group: 1000 },
+    stdout: '0\ntouch: /dev/null: Operation not permitted\n1\ntouch: /dev/tty: Operation not permitted\n1\n',
+    exitCode: 0,
+  },
 ];
 
 await conformance('exec: the shell of the busybox guest (issue #28)', (target) => {

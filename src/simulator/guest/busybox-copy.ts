@@ -2,6 +2,8 @@ import type { CommandContext, ExecResult } from 'just-bash';
 import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
 import { getopt, isResult, usage } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
+import { isCharMode } from './guest-devices.js';
+import { errnos } from './fs-error.js';
 
 /** The usages of mv and cp, as busybox prints them (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -66,7 +68,9 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
     try {
       if (!destKind || (winner !== 'n' && (winner !== 'i' || answers.yes()))) await files.rename(source, dest);
     } catch (e) {
-      o.err(say('mv', `can't rename '${source}'`, e));
+      // Across filesystems mv copies, and the only entries the guest cannot rename there are devices, which the copy's mknod(2) cannot make.
+      if ((e as { code?: string }).code === 'EXDEV') o.err(say('mv', `can't create '${dest}'`, new SysError('EPERM')));
+      else o.err(say('mv', `can't rename '${source}'`, e));
       o.failed = true;
     }
     verbose(source, dest);
@@ -219,6 +223,8 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
         else await ctx.fs.link(srcAbs, destAbs);
         return true;
       }
+      // A device copied recursively is made anew with mknod(2), which the beds' containers refuse.
+      if (opt.recurse && isCharMode((await ctx.fs.lstat(srcAbs)).mode)) throw new SysError('EPERM');
       // The source is opened first: one the user may not read is `can't open` (EACCES), nothing made.
       let data: Uint8Array;
       try {
@@ -228,7 +234,14 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
         return false;
       }
       if (d?.kind === 'symlink') await ctx.fs.rm(destAbs);
-      await ctx.fs.writeFile(destAbs, data);
+      try {
+        await ctx.fs.writeFile(destAbs, data);
+      } catch (e) {
+        // Opened, the write fails (/dev/full; past the guest's 1 GiB): bb_copyfd's words.
+        if ((e as { code?: string }).code !== 'ENOSPC') throw e;
+        o.err(`cp: write error: ${errnos.ENOSPC}\n`);
+        return false;
+      }
       if (!d || d.kind === 'symlink') await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : newEntryMode(s.mode, umask));
       else if (opt.preserve) await ctx.fs.chmod(destAbs, s.mode);
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);

@@ -4,6 +4,7 @@ import type { Command, ExecResult } from 'just-bash';
 import { bytesOutput } from './bytes-output.js';
 import { suffixed } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
+import { errnos } from './fs-error.js';
 import { openPath } from './guest-open.js';
 import { stdinBytes, umaskOf, type ProgramHost } from './program-host.js';
 
@@ -173,6 +174,8 @@ export function ddCommand(host: ProgramHost): Command {
         let left = o.count;
         let pending = Buffer.alloc(0);
         let lastOdd = false;
+        /** The length of the first block read: what dd has read when its first write fails. */
+        let firstRead: number | undefined;
         for (;;) {
           let n = o.ibs;
           if (left !== undefined) {
@@ -181,6 +184,7 @@ export function ddCommand(host: ProgramHost): Command {
           }
           let chunk = Buffer.from(read(n));
           if (chunk.length === 0) break;
+          firstRead ??= chunk.length;
           if (o.flags.has('conv=swab')) {
             if (lastOdd) throw new Die(`can't swab ${o.ibs} byte buffer`);
             lastOdd = chunk.length % 2 === 1;
@@ -207,12 +211,27 @@ export function ddCommand(host: ProgramHost): Command {
         if (outPath === undefined) return bytesOutput(data, status);
         const spec = { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) };
         const notrunc = o.flags.has('conv=notrunc');
-        // open(O_CREAT, and O_TRUNC without seek= or notrunc), then ftruncate at seek's offset without notrunc.
-        if (!notrunc) await host.fs.resize(outPath, seekAt, spec);
+        // open(O_CREAT, and O_TRUNC without seek= or notrunc), then ftruncate at seek's offset without notrunc:
+        // a device refuses it (EINVAL), which dd.c lets pass for what is not a file or a directory.
+        if (!notrunc)
+          try {
+            await host.fs.resize(outPath, seekAt, spec);
+          } catch (e) {
+            if ((e as { code?: string }).code !== 'EINVAL') throw e;
+          }
         const opened = await host.fs.memory.stat(outPath).catch(() => undefined);
         if (!opened) await host.fs.resize(outPath, 0, spec);
         const end = opened?.size ?? 0;
-        if (data.length > 0) await host.fs.writeAt(outPath, data, o.flags.has('oflag=append') ? end : seekAt, spec);
+        try {
+          if (data.length > 0) await host.fs.writeAt(outPath, data, o.flags.has('oflag=append') ? end : seekAt, spec);
+        } catch (e) {
+          // A write that fails (/dev/full; past the guest's 1 GiB): dd stops at its first block, none of it out.
+          const code = (e as { code?: string }).code;
+          if (code !== 'ENOSPC') throw e;
+          const first = firstRead === o.ibs ? '1+0' : '0+1';
+          const counted = o.flags.has('status=none') ? '' : `${first} records in\n0+0 records out\n`;
+          return { stdout: '', stderr: `dd: error writing '${o.outfile}': ${errnos[code]}\n${counted}`, exitCode: 1 };
+        }
         return { stdout: '', stderr: status, exitCode: 0 };
       } catch (e) {
         if (e instanceof Die) return { stdout: '', stderr: `dd: ${e.message}\n`, exitCode: 1 };

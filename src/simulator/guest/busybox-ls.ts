@@ -217,7 +217,9 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           const user = o.numeric ? String(st.uid) : (names.user(st.uid) ?? String(st.uid));
           const group = o.numeric ? String(st.gid) : (names.group(st.gid) ?? String(st.gid));
           line += `${modeString(st).padEnd(10)} ${String(st.nlink).padStart(4)} ${user.slice(0, 8).padEnd(8)} ${group.slice(0, 8).padEnd(8)} `;
-          line += o.human ? `${humanSize(st.size, 1).padStart(7)} ` : `${String(st.size).padStart(9)} `;
+          // A device shows its numbers where a file shows its size (ls.c: `%4u, %3u `).
+          if (st.device) line += `${String(st.device.major).padStart(4)}, ${String(st.device.minor).padStart(3)} `;
+          else line += o.human ? `${humanSize(st.size, 1).padStart(7)} ` : `${String(st.size).padStart(9)} `;
           const time = dateOf(st.times[o.time]);
           line += `${o.fullTime ? fullTime(time, zone) : shortTime(time, now, zone)} `;
         }
@@ -321,13 +323,15 @@ function indicator(st: FileStatus, classify: Options['classify']): string {
   if (classify === 'p') return '';
   if (st.type === 'symlink') return '@';
   if (st.type === 'fifo') return '|';
-  return st.perm & 0o111 ? '*' : '';
+  return st.type === 'file' && st.perm & 0o111 ? '*' : '';
 }
 
-/** busybox's colours: bold blue directories, bold cyan symlinks, bold green executables, the rest plain. */
+/** busybox's colours (ls.c's COLOR and ATTR): bold blue directories, bold cyan symlinks, purple pipes and bold purple devices, bold green executables, the rest plain. */
 function colorOf(st: FileStatus): string {
   if (st.type === 'directory') return '1;34';
   if (st.type === 'symlink') return '1;36';
+  if (st.type === 'fifo') return '0;35';
+  if (st.type === 'char') return '1;35';
   return st.perm & 0o111 ? '1;32' : '0;0';
 }
 

@@ -8,6 +8,7 @@ import { umaskOf, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
 import { shellQuote } from './program-run.js';
 import { guestZone, localTime, zoneOf, type Zone } from './guest-zone.js';
+import { errnos } from './fs-error.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -236,7 +237,14 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       const path = posix.resolve(ctx.cwd, files[0]!);
       const entry = await host.fs.entry(path);
       if (entry?.type === 'directory') return fail(`fallocate: can't open '${files[0]}': Is a directory\n`);
-      await host.fs.allocate(path, offset, length, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
+      try {
+        await host.fs.allocate(path, offset, length, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
+      } catch (e) {
+        // A device (ENODEV); past the 1 GiB the guest's memory holds (ENOSPC).
+        const code = (e as { code?: string }).code;
+        if (code !== 'ENODEV' && code !== 'ENOSPC') throw e;
+        return fail(`fallocate: fallocate '${files[0]}': ${errnos[code]}\n`);
+      }
       return ok();
     },
   };

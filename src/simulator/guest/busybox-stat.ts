@@ -8,6 +8,7 @@ import type { ProgramHost } from './program-host.js';
 import { dateOf } from './inode-times.js';
 import { ProgramOutput } from './program-output.js';
 import { errnos } from './fs-error.js';
+import { deviceFilesystems } from './guest-devices.js';
 import { stampWithOffset, zoneOf, type Zone } from './guest-zone.js';
 
 const usageText =
@@ -27,6 +28,10 @@ const usage = `${banner}${usageText}`;
 
 const defaultFormat =
   '  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\nDevice: %Dh/%dd\tInode: %-10i  Links: %h\n' +
+  'Access: (%04a/%10.10A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\nAccess: %x\nModify: %y\nChange: %z';
+/** stat.c's default format for a block or character device: its numbers after the links. */
+const deviceFormat =
+  '  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\nDevice: %Dh/%dd\tInode: %-10i  Links: %-5h Device type: %t,%T\n' +
   'Access: (%04a/%10.10A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\nAccess: %x\nModify: %y\nChange: %z';
 const terseFormat = '%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %o';
 const fsFormat =
@@ -109,6 +114,7 @@ function fileType(st: FileStatus): string {
   if (st.type === 'directory') return 'directory';
   if (st.type === 'symlink') return 'symbolic link';
   if (st.type === 'fifo') return 'fifo';
+  if (st.type === 'char') return 'character special file';
   return st.size === 0 ? 'regular empty file' : 'regular file';
 }
 
@@ -207,13 +213,15 @@ export function busyboxStat(host: ProgramHost): Command {
           continue;
         }
         const { atime, mtime, ctime } = st.times;
+        const on = st.device ? deviceFilesystems[st.device.on] : undefined;
+        const device = on?.dev ?? guestDevice;
         const fields: Record<string, [string, boolean]> = {
           a: [st.perm.toString(8), true],
           A: [modeString(st), false],
           b: [String(st.blocks), true],
           B: ['512', true],
-          d: [String(guestDevice), true],
-          D: [guestDevice.toString(16), true],
+          d: [String(device), true],
+          D: [device.toString(16), true],
           f: [st.mode.toString(16), true],
           F: [fileType(st), false],
           g: [String(st.gid), true],
@@ -222,10 +230,10 @@ export function busyboxStat(host: ProgramHost): Command {
           i: [String(st.ino), true],
           n: [file, false],
           N: [st.type === 'symlink' ? `'${file}' -> '${st.target}'` : file, false],
-          o: ['4096', true],
+          o: [String(on?.blksize ?? 4096), true],
           s: [String(st.size), true],
-          t: ['0', true],
-          T: ['0', true],
+          t: [(st.device?.major ?? 0).toString(16), true],
+          T: [(st.device?.minor ?? 0).toString(16), true],
           u: [String(st.uid), true],
           U: [names.user(st.uid) ?? 'UNKNOWN', false],
           x: [longTime(atime, zone), false],
@@ -235,7 +243,7 @@ export function busyboxStat(host: ProgramHost): Command {
           z: [longTime(ctime, zone), false],
           Z: [seconds(ctime), true],
         };
-        out.out(`${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`);
+        out.out(`${formatted(format ?? (terse ? terseFormat : st.device ? deviceFormat : defaultFormat), fields)}\n`);
       }
       return out.result(exitCode);
     },

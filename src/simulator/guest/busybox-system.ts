@@ -12,6 +12,7 @@ import { isRefusal } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import { shellQuote } from './program-run.js';
 import { localTime, zoneOf } from './guest-zone.js';
+import { errnos } from './fs-error.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -604,9 +605,10 @@ export function busyboxSystem(host: SystemHost): Command[] {
         try {
           await host.fs.resize(path, size, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
         } catch (e) {
-          // The guest's files are held in memory, to 1 GiB in all: a larger file does not fit, holes or not.
-          if (!String((e as Error).message).startsWith('ENOSPC')) throw e;
-          stderr += `truncate: ${f}: truncate: No space left on device\n`;
+          // A device (EINVAL); a file past the 1 GiB in all the guest's memory holds, holes or not (ENOSPC).
+          const code = (e as { code?: string }).code;
+          if (code !== 'EINVAL' && code !== 'ENOSPC') throw e;
+          stderr += `truncate: ${f}: truncate: ${errnos[code]}\n`;
         }
       }
       return { stdout: '', stderr, exitCode: stderr ? 1 : 0 };

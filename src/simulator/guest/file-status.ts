@@ -2,15 +2,16 @@ import { posix } from 'node:path';
 import type { IFileSystem } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import { isFifoMode } from './guest-pipes.js';
+import { deviceAt, isCharMode, type Device } from './guest-devices.js';
 import { isRefusal } from './guest-access.js';
 import type { InodeTimes } from './inode-times.js';
 
 /** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
 export interface FileStatus {
-  type: 'file' | 'directory' | 'symlink' | 'fifo';
+  type: 'file' | 'directory' | 'symlink' | 'fifo' | 'char';
   /** Permission bits (07777), without the type. */
   perm: number;
-  /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO). */
+  /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO, S_IFCHR). */
   mode: number;
   /** Hard links: a file's or symlink's names (1 unless `ln` made more), 2 and one per subdirectory for a directory. */
   nlink: number;
@@ -26,12 +27,14 @@ export interface FileStatus {
   times: InodeTimes;
   /** A symlink's target. */
   target?: string;
+  /** A character device's numbers (st_rdev) and the filesystem its node is on. */
+  device?: Pick<Device, 'major' | 'minor' | 'on'>;
 }
 
 /** The device every entry of a guest's filesystem is on (what `stat` prints as `fe00h/65024d`, the beds' disk). */
 export const guestDevice = 0xfe00;
 
-const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000, fifo: 0o010000 } as const;
+const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000, fifo: 0o010000, char: 0o020000 } as const;
 
 /**
  * The status of `path` (absolute), following a final symlink when `follow` is set; undefined
@@ -44,16 +47,17 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     // The path's directories may be reached through symlinks: lstat(2) follows those, the in-memory lstat does not.
     real = follow ? await memory.realpath(path) : path === '/' ? path : posix.join(await memory.realpath(posix.dirname(path)), posix.basename(path));
     const st = await memory.lstat(real);
-    const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : isFifoMode(st.mode) ? 'fifo' : 'file';
+    const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : isFifoMode(st.mode) ? 'fifo' : isCharMode(st.mode) ? 'char' : 'file';
     const perm = type === 'symlink' ? 0o777 : st.mode & 0o7777;
     const target = type === 'symlink' ? await memory.readlink(real) : undefined;
-    const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
-    const blocks = type === 'symlink' || type === 'fifo' ? 0 : type === 'directory' ? 8 : fs.blocksOf(st);
+    const size = type === 'directory' ? 4096 : type === 'char' ? 0 : (target?.length ?? st.size);
+    const blocks = type === 'symlink' || type === 'fifo' || type === 'char' ? 0 : type === 'directory' ? 8 : fs.blocksOf(st);
     let nlink = fs.linkCount(real);
     if (type === 'directory') nlink = 2 + (await fs.subdirectories(real));
     const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;
     const times = await fs.timesOf(real);
-    return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, times, target };
+    const device = type === 'char' ? (deviceAt(real) ?? { major: 0, minor: 0, on: 'devtmpfs' }) : undefined;
+    return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, times, target, device };
   } catch {
     return undefined;
   }
@@ -120,7 +124,7 @@ export function modeString(status: Pick<FileStatus, 'type' | 'perm'>): string {
   const bit = (mask: number, c: string) => (perm & mask ? c : '-');
   const special = (x: number, s: number, on: string) => (perm & s ? (perm & x ? on : on.toUpperCase()) : perm & x ? 'x' : '-');
   return (
-    { file: '-', directory: 'd', symlink: 'l', fifo: 'p' }[status.type] +
+    { file: '-', directory: 'd', symlink: 'l', fifo: 'p', char: 'c' }[status.type] +
     bit(0o400, 'r') +
     bit(0o200, 'w') +
     special(0o100, 0o4000, 's') +

@@ -6,6 +6,11 @@ const texts = {
   EACCES: 'permission denied',
   ELOOP: 'too many symbolic links encountered',
   ENXIO: 'no such device or address',
+  ENOSPC: 'no space left on device',
+  EBUSY: 'resource busy or locked',
+  EXDEV: 'cross-device link not permitted',
+  EINVAL: 'invalid argument',
+  ENODEV: 'no such device',
 } as const;
 
 export type FsErrorCode = keyof typeof texts;
@@ -31,5 +36,7 @@ export const errnos = {
   ELOOP: 'Too many levels of symbolic links',
   EACCES: 'Permission denied',
   ENXIO: 'No such device or address',
+  ENOSPC: 'No space left on device',
+  ENODEV: 'No such device',
 } as const;
 export type Errno = keyof typeof errnos;

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { errnos, fsError, type Errno } from './fs-error.js';
 import { isFifoMode } from './guest-pipes.js';
+import { overflowId } from './guest-devices.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
 interface Ids {
@@ -150,6 +151,8 @@ export class Access {
 
   /** chmod(2), chown(2), utimes(2) with a time given: the owner only. */
   async own(path: string): Promise<void> {
+    // An entry of an id the container does not map (a device bound in from the host): root's capabilities do not reach it.
+    if (this.fs.ownerOf(path).uid === overflowId) throw fsError('EPERM', path);
     if (this.root) return;
     if (this.fs.ownerOf(path).uid !== this.who.uid) throw fsError('EPERM', path);
   }

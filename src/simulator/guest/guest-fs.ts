@@ -3,7 +3,8 @@ import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { Access } from './guest-access.js';
 import { FileBlocks } from './file-blocks.js';
 import { HardLinks } from './guest-links.js';
-import { fifoBits, isFifoMode, NamedPipes } from './guest-pipes.js';
+import { isFifoMode, NamedPipes } from './guest-pipes.js';
+import { deviceAt, isCharMode } from './guest-devices.js';
 import { fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
 import type { ProgramLookup } from './guest-programs.js';
@@ -40,8 +41,14 @@ export interface WriteSpec {
 
 const root: Owner = { uid: 0, gid: 0 };
 
-/** The devices a write goes into and stays out of: what is written to them is gone, and they read as empty. */
-const sinks: ReadonlySet<string> = new Set(['/dev/null', '/dev/zero']);
+/** The devices a write goes into and stays out of: what is written to them is gone (`/dev/null` reads as empty). */
+const sinks: ReadonlySet<string> = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom']);
+
+/** The device every write to fails with ENOSPC. */
+const full = '/dev/full';
+
+/** A status as stat(2) gives it for a character device: not a regular file, and no size (its bytes here are what a read of it gives). */
+const deviceStatus = (st: FsStat): FsStat => (isCharMode(st.mode) ? { ...st, isFile: false, size: 0 } : st);
 
 /** The umask a process starts with, until its shell's `umask` changes it. */
 export const defaultUmask = 0o022;
@@ -87,8 +94,8 @@ function checkedReads(
     readFileBytes: reading(memory.readFileBytes),
     readdir: reading(memory.readdir),
     readdirWithFileTypes: reading(memory.readdirWithFileTypes),
-    stat: searching(memory.stat),
-    lstat: searching(memory.lstat),
+    stat: async (path: string) => deviceStatus(await searching(memory.stat)(path)),
+    lstat: async (path: string) => deviceStatus(await searching(memory.lstat)(path)),
     readlink: searching(memory.readlink),
     realpath: searching(memory.realpath),
     exists: async (path: string) =>
@@ -131,6 +138,17 @@ type InodeStat = FsStat & { identity: NonNullable<FsStat['identity']> };
 
 /** A time given to utimes as an invalid Date: UTIME_OMIT, the time is left as it is. */
 const omitted = (time: Date): boolean => Number.isNaN(time.getTime());
+
+/**
+ * Whether a time given to utimes is "now" (a program's `new Date()`: not a whole second, within
+ * the last one) or left alone ({@link omitted}): what utimensat(2) with UTIME_NOW allows anyone who
+ * may write the file, where a time given needs its owner.
+ */
+function toNow(time: Date): boolean {
+  if (omitted(time)) return true;
+  const ago = Date.now() - time.getTime();
+  return time.getTime() % 1000 !== 0 && ago >= 0 && ago < 1000;
+}
 
 /** The in-memory filesystem with some of its calls replaced, the others its own. */
 function overridden(memory: InMemoryFs, overrides: Partial<Record<keyof InMemoryFs, unknown>>): InMemoryFs {
@@ -207,8 +225,8 @@ export class GuestFs {
         times.push([path, st.mtime]);
       } else {
         copy.writeFileSync(path, await this.memory.readFileBuffer(path), undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
-        // A named pipe keeps its type (the in-memory file's mode above its permissions).
-        if (isFifoMode(st.mode)) await copy.chmod(path, st.mode);
+        // A named pipe and a device keep their type (the in-memory file's mode above its permissions).
+        if (isFifoMode(st.mode) || isCharMode(st.mode)) await copy.chmod(path, st.mode);
       }
     }
     const top = await this.memory.stat('/');
@@ -316,7 +334,8 @@ export class GuestFs {
 
   /** The owner of a path (root unless claimed). */
   ownerOf(path: string): Owner {
-    return this.owners.get(path) ?? root;
+    const device = deviceAt(path);
+    return this.owners.get(path) ?? (device ? { uid: device.uid, gid: device.gid } : root);
   }
 
   /**
@@ -376,7 +395,7 @@ export class GuestFs {
    * bytes past the end are zeros from a hole, not blocks on disk.
    */
   async resize(path: string, size: number, spec: WriteSpec): Promise<void> {
-    await this.reshape(path, spec, (bytes) => {
+    await this.reshape(path, spec, { device: 'EINVAL', syscall: 'ftruncate' }, (bytes) => {
       const after = Buffer.alloc(size);
       bytes.copy(after, 0, 0, Math.min(size, bytes.length));
       return { after, record: (inode) => this.blocks.resized(inode, bytes.length, size) };
@@ -385,7 +404,7 @@ export class GuestFs {
 
   /** pwrite(2): `data` written into the file at `path` (made as `spec` says) at `offset`, a hole left before it past the end. */
   async writeAt(path: string, data: Uint8Array, offset: number, spec: WriteSpec): Promise<void> {
-    await this.reshape(path, spec, (bytes) => {
+    await this.reshape(path, spec, undefined, (bytes) => {
       const end = offset + data.length;
       const after = Buffer.alloc(Math.max(bytes.length, end));
       bytes.copy(after);
@@ -396,7 +415,7 @@ export class GuestFs {
 
   /** fallocate(2): the blocks of bytes [offset, offset + length) of the file at `path` (made as `spec` says), its size grown to their end. */
   async allocate(path: string, offset: number, length: number, spec: WriteSpec): Promise<void> {
-    await this.reshape(path, spec, (bytes) => {
+    await this.reshape(path, spec, { device: 'ENODEV', syscall: 'fallocate' }, (bytes) => {
       const after = Buffer.alloc(Math.max(bytes.length, offset + length));
       bytes.copy(after);
       return { after, record: (inode) => this.blocks.given(inode, bytes.length, offset, offset + length, after.length) };
@@ -419,16 +438,20 @@ export class GuestFs {
   /**
    * Rewrites the file at `given` (made as `spec` says when missing) as `change` says, then records the
    * blocks the change gave the inode. A final symlink is followed, as open(2) follows it (a dangling
-   * one makes its target).
+   * one makes its target). `refused`: the error a call that is not a write gives on a device
+   * (ftruncate(2)'s EINVAL, fallocate(2)'s ENODEV).
    */
   private async reshape(
     given: string,
     spec: WriteSpec,
+    refused: { device: 'EINVAL' | 'ENODEV'; syscall: string } | undefined,
     change: (bytes: Buffer) => { after: Buffer; record: (inode: string) => void },
   ): Promise<void> {
     const path = await this.writeTarget(given);
-    if (sinks.has(path)) return;
     const before = await this.memory.stat(path).catch(() => undefined);
+    if (refused && before && isCharMode(before.mode)) throw fsError(refused.device, given, refused.syscall);
+    if (sinks.has(path)) return;
+    if (path === full) throw fsError('ENOSPC', path, 'write');
     const bytes = before ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
     const { after, record } = change(bytes);
     await this.put(path, after, spec, false, before);
@@ -439,9 +462,15 @@ export class GuestFs {
   /** Writes or appends `content` at `path` (`before`: its status, undefined when missing): a new file takes the owner and mode given, an existing one keeps its own. */
   private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean, before: FsStat | undefined): Promise<void> {
     if (sinks.has(path)) return;
+    if (path === full) throw fsError('ENOSPC', path, 'write');
     if (isFifoMode(spec.mode)) this.pipes.made = true;
-    if (append) await this.memory.appendFile(path, content);
-    else await this.memory.writeFile(path, content);
+    try {
+      if (append) await this.memory.appendFile(path, content);
+      else await this.memory.writeFile(path, content);
+    } catch (e) {
+      // The in-memory filesystem holds 1 GiB in all: past it, a write is ENOSPC, as a full disk's.
+      throw String((e as Error).message).startsWith('ENOSPC') ? fsError('ENOSPC', path, 'write') : e;
+    }
     await this.stamp(path, before ? 'write' : 'made');
     if (before) {
       // The in-memory filesystem's writeFile makes a file 0644: open(2) leaves the inode's mode alone.
@@ -519,8 +548,9 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
-        // /dev/null and /dev/zero take what is written and keep none of it.
-        if (fn !== memory.mkdir && sinks.has(path)) return;
+        // /dev/null and /dev/zero take what is written and keep none of it; /dev/full opens, and takes none.
+        if (fn !== memory.mkdir && path === full && bytesOf(rest[0], rest[1]).length > 0) throw fsError('ENOSPC', path, 'write');
+        if (fn !== memory.mkdir && (sinks.has(path) || path === full)) return;
         if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
           await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
@@ -584,6 +614,9 @@ export class GuestFs {
         const existed = await this.exists(path);
         const real = await this.physical(path);
         if (existed) await access.remove(path);
+        // A device LXC bound in is a mount point; devpts makes and removes its own nodes.
+        const device = existed && isCharMode((await memory.lstat(real)).mode) ? deviceAt(real) : undefined;
+        if (device) throw fsError(device.mounted ? 'EBUSY' : 'EPERM', path, 'rm');
         const others = this.links.others(real);
         await memory.rm(path, opts);
         this.forget(path);
@@ -596,6 +629,12 @@ export class GuestFs {
         await access.search(dest);
         const [from, to] = [await this.physical(src), await this.physical(dest)];
         await access.remove(src);
+        // A device is a mount point, or on devpts: rename(2) is EBUSY within /dev's tmpfs, EXDEV across filesystems.
+        const device = deviceAt(from);
+        if (device && isCharMode((await memory.lstat(from)).mode)) {
+          const sameFs = device.on === 'devtmpfs' && to.startsWith('/dev/') && !to.startsWith('/dev/pts/');
+          throw fsError(sameFs ? 'EBUSY' : 'EXDEV', src, 'rename');
+        }
         await ((await this.exists(dest)) ? access.remove(dest) : access.changeIn(posix.dirname(dest)));
         const times = await this.timesOf(from).catch(() => undefined);
         await memory.mv(src, dest);
@@ -618,8 +657,9 @@ export class GuestFs {
         await access.search(path);
         await access.own(path);
         const before = await memory.stat(path).catch(() => undefined);
-        // The mode's type bits stay (a named pipe's: chmod(2) changes the permissions only).
-        await memory.chmod(path, (before && isFifoMode(before.mode) ? fifoBits : 0) | mode);
+        // The mode's type bits stay (a named pipe's, a device's: chmod(2) changes the permissions only).
+        const special = before && (isFifoMode(before.mode) || isCharMode(before.mode));
+        await memory.chmod(path, (special ? before.mode & 0o170000 : 0) | mode);
         // busybox's mkdir and touch give a new entry its mode in mkdir(2) and open(2), where the programs
         // here chmod it after: a chmod that changes nothing is not shown as a change.
         if (before && (before.mode & 0o7777) !== (mode & 0o7777)) await this.stamp(path, 'change');
@@ -627,7 +667,8 @@ export class GuestFs {
       },
       utimes: async (path: string, atime: Date, mtime: Date) => {
         await access.search(path);
-        await access.touch(path);
+        // utimensat(2) to now needs write permission; to a time given, ownership.
+        await (toNow(atime) && toNow(mtime) ? access.touch(path) : access.own(path));
         await this.utimes(path, atime, mtime);
         await this.synced(path);
       },
@@ -636,6 +677,8 @@ export class GuestFs {
     // whatever is there: the guest's programs are the image's files instead (guest-layout.ts).
     const writeFileSync = (path: string, content: unknown, ...rest: never[]): void => {
       if (typeof content === 'string' && content.startsWith(commandStandIn)) return;
+      // Nor does its /dev (an empty `/dev/null`, `/dev/zero` …) replace the guest's devices.
+      if (deviceAt(path)) return;
       memory.writeFileSync(path, content as string, ...rest);
     };
     // The shell's cd and test -r/-w/-x ask the checks themselves (the patched just-bash: chdir(2), busybox test's test_eaccess),
@@ -737,8 +780,7 @@ export class GuestFs {
     const given = (old: bigint, time: Date): bigint => {
       const ms = time.getTime();
       if (omitted(time) || dateOf(old).getTime() === ms) return old;
-      const ago = dateOf(now).getTime() - ms;
-      return ms % 1000 !== 0 && ago >= 0 && ago < 1000 ? now : nsOf(time);
+      return toNow(time) ? now : nsOf(time);
     };
     await this.restamp(path, { atime: given(was.atime, atime), mtime: given(was.mtime, mtime), ctime: now });
   }

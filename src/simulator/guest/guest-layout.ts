@@ -1,6 +1,7 @@
 import type { InMemoryFs } from 'just-bash';
 import { symlinkDated } from './guest-fs.js';
 import { appletLinks, busyboxImage, busyboxPath, programImage } from './busybox-applets.js';
+import { charBits, containerDevices } from './guest-devices.js';
 
 /** When the image's files were made (their mtime), as the test bed's image build dates them. */
 const imageBuilt = new Date('2026-11-22T06:30:00Z');
@@ -41,6 +42,8 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
   const dirs: [string, number][] = [
     ['/bin', 0o755],
     ['/dev', 0o755],
+    ['/dev/net', 0o755],
+    ['/dev/pts', 0o755],
     ['/etc', 0o755],
     ['/proc', 0o555],
     ['/root', 0o755],
@@ -57,8 +60,11 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
   for (const [path] of dirs) fs.mkdirSync(path, { recursive: true });
   file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\n');
   file('/etc/group', 'root:x:0:\n');
-  // The controlling terminal's device: there in every container, opened by no one without a terminal (guest-access.ts).
-  file('/dev/tty', '', 0o666);
+  // The container's character devices (`/dev/tty` opened by no one without a terminal: guest-access.ts).
+  for (const device of containerDevices) {
+    file(device.path, '', device.perm);
+    await fs.chmod(device.path, charBits | device.perm);
+  }
   fs.writeFileSync(busyboxPath, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
   for (const [dir, names] of Object.entries(appletLinks))
     for (const name of names.split(' ')) {

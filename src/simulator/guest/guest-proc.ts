@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem, uptime } from 'node:os';
 import { posix } from 'node:path';
 import type { GuestFs } from './guest-fs.js';
+import { charBits } from './guest-devices.js';
 import { signalNumbers } from './guest-commands.js';
 
 /** The instance's pid 1 as `ps` and `/proc/1` show it. */
@@ -111,13 +112,15 @@ export async function writeSelf(
 const deviceBytes = 65_536;
 
 /**
- * `/dev/zero`, `/dev/urandom` and `/dev/random` as files each read of which gives 64 KiB (zeros, or
+ * `/dev/zero`, `/dev/full`, `/dev/urandom` and `/dev/random` as devices each read of which gives 64 KiB (zeros, or
  * fresh random bytes: each program reads its own), so `head -c 16 /dev/urandom | base64` and
  * `tr -dc a-z < /dev/urandom | head -c 8` work (just-bash has an empty `/dev/zero` and no
  * `/dev/urandom`). Set again before each program; made only when read.
  */
 export function writeDevices(fs: GuestFs): void {
-  fs.memory.writeFileLazy('/dev/zero', () => new Uint8Array(deviceBytes), { mode: 0o666 });
-  fs.memory.writeFileLazy('/dev/urandom', () => new Uint8Array(randomBytes(deviceBytes)), { mode: 0o666 });
-  fs.memory.writeFileLazy('/dev/random', () => new Uint8Array(randomBytes(deviceBytes)), { mode: 0o666 });
+  const mode = charBits | 0o666;
+  fs.memory.writeFileLazy('/dev/zero', () => new Uint8Array(deviceBytes), { mode });
+  fs.memory.writeFileLazy('/dev/full', () => new Uint8Array(deviceBytes), { mode });
+  fs.memory.writeFileLazy('/dev/urandom', () => new Uint8Array(randomBytes(deviceBytes)), { mode });
+  fs.memory.writeFileLazy('/dev/random', () => new Uint8Array(randomBytes(deviceBytes)), { mode });
 }

@@ -1,0 +1,141 @@
+import { conformance, launchPerSuite, shScripts, type ShScript } from './targets.js';
+
+/**
+ * The character devices of a container's /dev, as LXC gives an unprivileged busybox container on
+ * LXD 5.0.2 and Incus 6.0.4: the host's nodes bound in (owned by the unmapped host root, 65534),
+ * the console and devpts's multiplexer, held to the simulator's guest (`guest-devices.ts`).
+ */
+const cases: ShScript[] = [
+  // Each device's type, numbers, size, blocks, mode, owner (the host's root is 65534, unmapped) and block size.
+  {
+    script:
+      "stat -c '%n %F %t %T %s %b %a %u %g %U %G %h %o' /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/console /dev/ptmx /dev/fuse /dev/net/tun /dev/pts/0 /dev/pts/ptmx",
+    stdout:
+      '/dev/null character special file 1 3 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/zero character special file 1 5 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/full character special file 1 7 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/random character special file 1 8 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/urandom character special file 1 9 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/tty character special file 5 0 0 0 666 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/console character special file 88 0 0 0 700 0 5 root UNKNOWN 1 1024\n/dev/ptmx character special file 5 2 0 0 666 0 0 root root 1 1024\n/dev/fuse character special file a e5 0 0 600 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/net/tun character special file a c8 0 0 600 65534 65534 UNKNOWN UNKNOWN 1 4096\n/dev/pts/0 character special file 88 0 0 0 700 0 5 root UNKNOWN 1 1024\n/dev/pts/ptmx character special file 5 2 0 0 666 0 0 root root 1 1024\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // `ls -l` shows a device's numbers where a file's size goes.
+  {
+    script:
+      "ls -ln /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/fuse /dev/ptmx /dev/console /dev/net /dev/pts | sed 's/ [A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* / DATE /'",
+    stdout:
+      'crwx------    1 0        5         136,   0 DATE /dev/console\ncrw-rw-rw-    1 65534    65534       1,   7 DATE /dev/full\ncrw-------    1 65534    65534      10, 229 DATE /dev/fuse\ncrw-rw-rw-    1 65534    65534       1,   3 DATE /dev/null\ncrw-rw-rw-    1 0        0           5,   2 DATE /dev/ptmx\ncrw-rw-rw-    1 65534    65534       1,   8 DATE /dev/random\ncrw-rw-rw-    1 65534    65534       5,   0 DATE /dev/tty\ncrw-rw-rw-    1 65534    65534       1,   9 DATE /dev/urandom\ncrw-rw-rw-    1 65534    65534       1,   5 DATE /dev/zero\n\n/dev/net:\ntotal 0\ncrw-------    1 65534    65534      10, 200 DATE tun\n\n/dev/pts:\ntotal 0\ncrwx------    1 0        5         136,   0 DATE 0\ncrw-rw-rw-    1 0        0           5,   2 DATE ptmx\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // `-F` marks no device as executable (the console is 0700), and `--color` paints devices bold purple.
+  {
+    script:
+      'ls -l /dev/null /dev/console /dev/ptmx | cut -c1-10,16-42; ls -F /dev/console /dev/null; ls --color=always /dev/console /dev/null | od -An -c',
+    stdout:
+      'crwx------ root     5         136,   \ncrw-rw-rw- 65534    65534       1,   \ncrw-rw-rw- root     root        5,   \n/dev/console\n/dev/null\n 033   [   1   ;   3   5   m   /   d   e   v   /   c   o   n   s\n   o   l   e 033   [   m  \\n 033   [   1   ;   3   5   m   /   d\n   e   v   /   n   u   l   l 033   [   m  \\n\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // `stat`'s own format for a device: its numbers after the links; devpts's block size is 1 KiB.
+  {
+    script: "stat /dev/null | sed -n '1,4p' | sed 's/Inode: [0-9]* */Inode: N /'; stat /dev/pts/ptmx | sed -n '2p;4p'",
+    stdout:
+      '  File: /dev/null\n  Size: 0         \tBlocks: 0          IO Block: 4096   character special file\nDevice: 6h/6d\tInode: N Links: 1     Device type: 1,3\nAccess: (0666/crw-rw-rw-)  Uid: (65534/ UNKNOWN)   Gid: (65534/ UNKNOWN)\n  Size: 0         \tBlocks: 0          IO Block: 1024   character special file\nAccess: (0666/crw-rw-rw-)  Uid: (    0/    root)   Gid: (    0/    root)\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // `test` tells a device from a file (`-c`, not `-f`), and a device has no size (`-s`).
+  {
+    script:
+      'for t in -b -c -d -e -f -p -s -x; do printf \'%s\' "$t:"; for f in /dev/null /dev/zero /dev/full /dev/tty /dev/console /dev/ptmx /dev/net/tun /dev/pts/0; do [ $t $f ] && printf 1 || printf 0; done; echo; done',
+    stdout: '-b:00000000\n-c:11111111\n-d:00000000\n-e:11111111\n-f:00000000\n-p:00000000\n-s:00000000\n-x:00001001\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // A device has no blocks and no size: `ls -s`, `du`, `wc -c`; `find -type c`.
+  {
+    script:
+      'ls -s /dev/null /dev/zero; du -s /dev/full /dev/null; wc -c /dev/null; find /dev -maxdepth 1 -type c 2>/dev/null | sort; find /dev -maxdepth 2 -type c -perm 600 2>/dev/null | sort',
+    stdout:
+      '     0 /dev/null\n     0 /dev/zero\n0\t/dev/full\n0\t/dev/null\n0 /dev/null\n/dev/console\n/dev/full\n/dev/fuse\n/dev/null\n/dev/ptmx\n/dev/random\n/dev/tty\n/dev/urandom\n/dev/zero\n/dev/fuse\n/dev/net/tun\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // What is written to /dev/null, /dev/zero and the random devices is gone; /dev/full reads zeros.
+  {
+    script:
+      'echo x > /dev/random; echo $?; echo x > /dev/urandom; echo $?; echo x >> /dev/null; echo $?; printf abc | tee /dev/null /dev/zero; echo " $?"; head -c 4 /dev/full | od -An -tx1; wc -c < /dev/null',
+    stdout: '0\n0\n0\nabc 0\n 00 00 00 00\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // ftruncate(2) of a device is EINVAL, fallocate(2) ENODEV.
+  {
+    script: 'truncate -s 0 /dev/null; echo $?; fallocate -l 10 /dev/null; echo $?; truncate -s 5 /dev/zero; echo $?',
+    stdout: '1\n1\n1\n',
+    stderr:
+      "truncate: /dev/null: truncate: Invalid argument\nfallocate: fallocate '/dev/null': No such device\ntruncate: /dev/zero: truncate: Invalid argument\n",
+    exitCode: 0,
+  },
+  // The devices LXC binds in are mount points (EBUSY); devpts removes its own nodes (EPERM).
+  {
+    script:
+      'rm /dev/zero 2>&1; echo $?; rm -f /dev/tty /dev/net/tun 2>&1; echo $?; rm /dev/pts/ptmx 2>&1; echo $?; ls /dev/zero /dev/tty /dev/pts/ptmx',
+    stdout:
+      "rm: can't remove '/dev/zero': Device or resource busy\n1\nrm: can't remove '/dev/tty': Device or resource busy\nrm: can't remove '/dev/net/tun': Device or resource busy\n1\nrm: can't remove '/dev/pts/ptmx': Operation not permitted\n1\n/dev/pts/ptmx\n/dev/tty\n/dev/zero\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  // Root may not chmod a device of the host's root (unmapped), nor set its times, but may touch it (it may write it); its own /dev/ptmx it may.
+  {
+    script:
+      "chmod 600 /dev/full 2>&1; echo $?; chmod 644 /dev/ptmx; echo $?; ls -l /dev/ptmx | cut -c1-10; chmod 666 /dev/ptmx; touch /dev/null; echo $?; touch -d '2020-01-01 00:00' /dev/null 2>&1; echo $?",
+    stdout: 'chmod: /dev/full: Operation not permitted\n1\n0\ncrw-r--r--\n0\ntouch: /dev/null: Operation not permitted\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // mv of a device: EBUSY within /dev's tmpfs; across filesystems busybox copies, and the copy's mknod(2) is refused.
+  {
+    script:
+      'mv /dev/null /tmp/rt-x 2>&1; echo $?; mv /dev/zero /dev/rt-z 2>&1; echo $?; mv /dev/pts/0 /tmp/rt-y 2>&1; echo $?; ls /dev/null /dev/zero /dev/pts/0 /tmp/rt-x 2>&1',
+    stdout:
+      "mv: can't create '/tmp/rt-x': Operation not permitted\n1\nmv: can't rename '/dev/zero': Device or resource busy\n1\nmv: can't create '/tmp/rt-y': Operation not permitted\n1\nls: /tmp/rt-x: No such file or directory\n/dev/null\n/dev/pts/0\n/dev/zero\n",
+    stderr: '',
+    exitCode: 1,
+  },
+  // cp copies a device's bytes into a file; -a and -R make the device anew, which mknod(2) refuses.
+  {
+    script:
+      'cd "$(mktemp -d)"; cp /dev/null f; echo $?; ls -l f | cut -c1-10; cp -a /dev/null g 2>&1; echo $?; cp -R /dev/zero g 2>&1; echo $?; ls g 2>&1',
+    stdout:
+      "0\n-rw-r--r--\ncp: can't create 'g': Operation not permitted\n1\ncp: can't create 'g': Operation not permitted\n1\nls: g: No such file or directory\n",
+    stderr: '',
+    exitCode: 1,
+  },
+  // A named pipe is painted purple and marked `|`.
+  {
+    script: 'cd "$(mktemp -d)"; mkfifo p; ls --color=always p | od -An -c; ls -F p',
+    stdout: ' 033   [   0   ;   3   5   m   p 033   [   m  \\n\np|\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // dd's ftruncate of a device fails and dd goes on; a write to /dev/full fails at dd's first block, none of it out.
+  {
+    script:
+      'dd if=/dev/zero of=/dev/null bs=1k count=3 2>&1; echo $?; dd if=/dev/zero of=/dev/full bs=1 count=1 2>&1; echo $?; dd if=/dev/zero of=/dev/full bs=512 count=4 2>&1; echo $?; printf abc | dd of=/dev/full 2>&1; echo $?; printf abc | dd of=/dev/full status=none; echo $?',
+    stdout:
+      "3+0 records in\n3+0 records out\n0\ndd: error writing '/dev/full': No space left on device\n1+0 records in\n0+0 records out\n1\ndd: error writing '/dev/full': No space left on device\n1+0 records in\n0+0 records out\n1\ndd: error writing '/dev/full': No space left on device\n0+1 records in\n0+0 records out\n1\n1\n",
+    stderr: "dd: error writing '/dev/full': No space left on device\n",
+    exitCode: 0,
+  },
+  // cp opens /dev/full and its write fails; sed's `w` file does not check its writes; what is written to /dev/zero and /dev/urandom is gone.
+  {
+    script:
+      'cd "$(mktemp -d)"; echo y > f; cp f /dev/full 2>&1; echo $?; echo x | sed \'w /dev/full\' 2>&1; echo $?; dd if=/dev/zero of=/dev/zero bs=4 count=2 2>&1; dd if=/dev/zero of=/dev/urandom count=1 conv=notrunc 2>&1; echo $?',
+    stdout: 'cp: write error: No space left on device\n1\nx\n0\n2+0 records in\n2+0 records out\n1+0 records in\n1+0 records out\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+];
+
+await conformance("the guest's /dev holds the container's character devices, as LXC binds them in", (target) => {
+  const name = launchPerSuite(target);
+  shScripts(target, name, cases);
+});
