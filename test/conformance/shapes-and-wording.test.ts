@@ -89,4 +89,32 @@ await conformance('shapes and wording of the full form, missing images and snaps
     const missing = await call(t, 'GET', '/1.0/instances/rt-nosuch/console');
     expect(missing.status).toBe(404);
   });
+
+  it("what a command writes to /dev/console is the console log: a read takes what liblxc's ring holds while the instance runs, the stop keeps what was left unread, DELETE empties both", async () => {
+    const t = target();
+    const name = await launch();
+    const log = () => call(t, 'GET', `/1.0/instances/${name}/console`);
+    const console = async (script: string) => {
+      const res = await (await t.client.exec(name, { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+      expect(res.exitCode).toBe(0);
+    };
+    const empty = t.revision === 'earlier' ? { status: 500, type: 'application/json' } : { status: 200, type: 'application/json', text: '' };
+    // The pty's output processing turns each newline into \r\n.
+    await console("echo hello > /dev/console; printf 'a\\nb' > /dev/console");
+    expect(await log()).toEqual({ status: 200, type: 'application/octet-stream', text: 'hello\r\na\r\nb' });
+    expect(await log()).toMatchObject(empty);
+    await console('echo cleared > /dev/pts/0');
+    expect(envelope(await call(t, 'DELETE', `/1.0/instances/${name}/console`))).toMatchObject({ metadata: {} });
+    expect(await log()).toMatchObject(empty);
+    await console('echo read > /dev/console');
+    expect((await log()).text).toBe('read\r\n');
+    await console('echo left > /dev/console');
+    await (await t.client.changeState(name, { action: 'stop', force: true })).wait({ timeoutMs: 30_000 });
+    for (let read = 0; read < 2; read++) expect(await log()).toEqual({ status: 200, type: 'application/octet-stream', text: 'left\r\n' });
+    expect(envelope(await call(t, 'DELETE', `/1.0/instances/${name}/console`))).toMatchObject({ metadata: {} });
+    expect(await log()).toEqual({ status: 200, type: 'application/octet-stream', text: '' });
+    // A new run starts with an empty ring.
+    await (await t.client.changeState(name, { action: 'start' })).wait({ timeoutMs: 30_000 });
+    expect(await log()).toMatchObject(empty);
+  });
 });

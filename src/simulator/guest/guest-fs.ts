@@ -5,6 +5,7 @@ import { FileBlocks } from './file-blocks.js';
 import { HardLinks } from './guest-links.js';
 import { isFifoMode, NamedPipes } from './guest-pipes.js';
 import { deviceAt, isCharMode } from './guest-devices.js';
+import { consolePaths, GuestConsole } from './guest-console.js';
 import { fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
 import type { ProgramLookup } from './guest-programs.js';
@@ -188,6 +189,8 @@ export class GuestFs {
   private readonly pipes = new NamedPipes();
   /** The blocks of the files with holes (`truncate`, `dd seek=`, `fallocate`). */
   private readonly blocks = new FileBlocks();
+  /** The console: what is written to `/dev/console` goes to the instance's console log. */
+  readonly console = new GuestConsole();
 
   /** The in-memory filesystem unchecked, also under {@link seenBy}'s view: what stat(2) reads without read permission. */
   private readonly base: InMemoryFs;
@@ -450,7 +453,7 @@ export class GuestFs {
     const path = await this.writeTarget(given);
     const before = await this.memory.stat(path).catch(() => undefined);
     if (refused && before && isCharMode(before.mode)) throw fsError(refused.device, given, refused.syscall);
-    if (sinks.has(path)) return;
+    if (sinks.has(path) || consolePaths.has(path)) return;
     if (path === full) throw fsError('ENOSPC', path, 'write');
     const bytes = before ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
     const { after, record } = change(bytes);
@@ -463,6 +466,7 @@ export class GuestFs {
   private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean, before: FsStat | undefined): Promise<void> {
     if (sinks.has(path)) return;
     if (path === full) throw fsError('ENOSPC', path, 'write');
+    if (consolePaths.has(path)) return this.console.write(content);
     if (isFifoMode(spec.mode)) this.pipes.made = true;
     try {
       if (append) await this.memory.appendFile(path, content);
@@ -550,6 +554,7 @@ export class GuestFs {
         else if (fn !== memory.mkdir) await access.write(path);
         // /dev/null and /dev/zero take what is written and keep none of it; /dev/full opens, and takes none.
         if (fn !== memory.mkdir && path === full && bytesOf(rest[0], rest[1]).length > 0) throw fsError('ENOSPC', path, 'write');
+        if (fn !== memory.mkdir && consolePaths.has(path)) return this.console.write(bytesOf(rest[0], rest[1]));
         if (fn !== memory.mkdir && (sinks.has(path) || path === full)) return;
         if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).

@@ -30,6 +30,7 @@ import { pythonCommand } from './guest-python.js';
 import { appletNames } from './busybox-applets.js';
 import { programLookup, testPrograms, whichCommand } from './guest-programs.js';
 import { shellQuote } from './program-run.js';
+import type { GuestConsole } from './guest-console.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -207,6 +208,13 @@ export class Guests {
   ended(inst: SimInstance): void {
     for (const left of this.lingering.get(inst) ?? []) left.kill();
     this.lingering.delete(inst);
+    // liblxc writes what the console's ring holds into its log file.
+    void this.filesystems.get(inst)?.then((fs) => fs.console.stopped());
+  }
+
+  /** The instance's console, once its guest was used (a guest never used wrote nothing to it). */
+  async consoleOf(inst: SimInstance): Promise<GuestConsole | undefined> {
+    return (await this.filesystems.get(inst))?.console;
   }
 
   /** The jobs the instance's earlier commands left running, as `ps` lists them: init's orphans. */
