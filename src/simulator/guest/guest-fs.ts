@@ -453,8 +453,7 @@ export class GuestFs {
     const path = await this.writeTarget(given);
     const before = await this.memory.stat(path).catch(() => undefined);
     if (refused && before && isCharMode(before.mode)) throw fsError(refused.device, given, refused.syscall);
-    if (sinks.has(path) || consolePaths.has(path)) return;
-    if (path === full) throw fsError('ENOSPC', path, 'write');
+    if (this.deviceTook(path, () => change(Buffer.alloc(0)).after)) return;
     const bytes = before ? Buffer.from(await this.memory.readFileBuffer(path)) : Buffer.alloc(0);
     const { after, record } = change(bytes);
     await this.put(path, after, spec, false, before);
@@ -462,11 +461,25 @@ export class GuestFs {
     if (identity) record(identity);
   }
 
+  /**
+   * A write of `bytes` to `path` that a device takes, keeping nothing in a file: /dev/null, /dev/zero
+   * and the random devices lose it, the console logs it, /dev/full refuses it (ENOSPC; an open that
+   * writes nothing it takes). False when `path` is no such device.
+   */
+  private deviceTook(path: string, bytes: () => Uint8Array): boolean {
+    if (sinks.has(path)) return true;
+    if (path === full) {
+      if (bytes().length > 0) throw fsError('ENOSPC', path, 'write');
+      return true;
+    }
+    if (!consolePaths.has(path)) return false;
+    this.console.write(bytes());
+    return true;
+  }
+
   /** Writes or appends `content` at `path` (`before`: its status, undefined when missing): a new file takes the owner and mode given, an existing one keeps its own. */
   private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean, before: FsStat | undefined): Promise<void> {
-    if (sinks.has(path)) return;
-    if (path === full) throw fsError('ENOSPC', path, 'write');
-    if (consolePaths.has(path)) return this.console.write(content);
+    if (this.deviceTook(path, () => content)) return;
     if (isFifoMode(spec.mode)) this.pipes.made = true;
     try {
       if (append) await this.memory.appendFile(path, content);
@@ -552,10 +565,7 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
-        // /dev/null and /dev/zero take what is written and keep none of it; /dev/full opens, and takes none.
-        if (fn !== memory.mkdir && path === full && bytesOf(rest[0], rest[1]).length > 0) throw fsError('ENOSPC', path, 'write');
-        if (fn !== memory.mkdir && consolePaths.has(path)) return this.console.write(bytesOf(rest[0], rest[1]));
-        if (fn !== memory.mkdir && (sinks.has(path) || path === full)) return;
+        if (fn !== memory.mkdir && this.deviceTook(path, () => bytesOf(rest[0], rest[1]))) return;
         if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
           await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
