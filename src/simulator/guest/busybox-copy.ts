@@ -3,7 +3,7 @@ import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, 
 import { getopt, isResult, usage } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
 import { isCharMode } from './guest-devices.js';
-import { errnos } from './fs-error.js';
+import { errnoOf, errnos } from './fs-error.js';
 
 /** The usages of mv and cp, as busybox prints them (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -69,7 +69,7 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
       if (!destKind || (winner !== 'n' && (winner !== 'i' || answers.yes()))) await files.rename(source, dest);
     } catch (e) {
       // Across filesystems mv copies, and the only entries the guest cannot rename there are devices, which the copy's mknod(2) cannot make.
-      if ((e as { code?: string }).code === 'EXDEV') o.err(say('mv', `can't create '${dest}'`, new SysError('EPERM')));
+      if (errnoOf(e) === 'EXDEV') o.err(say('mv', `can't create '${dest}'`, new SysError('EPERM')));
       else o.err(say('mv', `can't rename '${source}'`, e));
       o.failed = true;
     }
@@ -238,7 +238,7 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
         await ctx.fs.writeFile(destAbs, data);
       } catch (e) {
         // Opened, the write fails (/dev/full; past the guest's 1 GiB): bb_copyfd's words.
-        if ((e as { code?: string }).code !== 'ENOSPC') throw e;
+        if (errnoOf(e) !== 'ENOSPC') throw e;
         o.err(`cp: write error: ${errnos.ENOSPC}\n`);
         return false;
       }

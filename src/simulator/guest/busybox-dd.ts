@@ -4,7 +4,7 @@ import type { Command, ExecResult } from 'just-bash';
 import { bytesOutput } from './bytes-output.js';
 import { suffixed } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
-import { errnos } from './fs-error.js';
+import { errnoOf, errnos } from './fs-error.js';
 import { openPath } from './guest-open.js';
 import { stdinBytes, umaskOf, type ProgramHost } from './program-host.js';
 
@@ -217,7 +217,7 @@ export function ddCommand(host: ProgramHost): Command {
           try {
             await host.fs.resize(outPath, seekAt, spec);
           } catch (e) {
-            if ((e as { code?: string }).code !== 'EINVAL') throw e;
+            if (errnoOf(e) !== 'EINVAL') throw e;
           }
         const opened = await host.fs.memory.stat(outPath).catch(() => undefined);
         if (!opened) await host.fs.resize(outPath, 0, spec);
@@ -226,7 +226,7 @@ export function ddCommand(host: ProgramHost): Command {
           if (data.length > 0) await host.fs.writeAt(outPath, data, o.flags.has('oflag=append') ? end : seekAt, spec);
         } catch (e) {
           // A write that fails (/dev/full; past the guest's 1 GiB): dd stops at its first block, none of it out.
-          const code = (e as { code?: string }).code;
+          const code = errnoOf(e);
           if (code !== 'ENOSPC') throw e;
           const first = firstRead === o.ibs ? '1+0' : '0+1';
           const counted = o.flags.has('status=none') ? '' : `${first} records in\n0+0 records out\n`;

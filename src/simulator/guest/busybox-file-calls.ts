@@ -9,7 +9,7 @@ import { ProgramOutput } from './program-output.js';
  * they make over the guest's files with the errno each failure gives, perror's wording, y/n prompts.
  */
 
-import { errnos, type Errno } from './fs-error.js';
+import { errnoOf, errnos, type Errno } from './fs-error.js';
 
 /** A system call's failure, with the errno busybox prints. */
 export class SysError extends Error {
@@ -137,8 +137,8 @@ export const say = (program: string, what: string, e: unknown): string => `${pro
 /** The words of a failed call's errno: a SysError's, or the code the guest's filesystem gave (ENOENT when it gave none). */
 function errnoText(e: unknown): string {
   if (e instanceof SysError) return e.message;
-  const code = (e as { code?: unknown } | undefined)?.code ?? /^(E[A-Z]+)[:,]/.exec(String((e as Error | undefined)?.message))?.[1];
-  return typeof code === 'string' && code in errnos ? errnos[code as Errno] : errnos.ENOENT;
+  const code = errnoOf(e);
+  return code !== undefined && code in errnos ? errnos[code as Errno] : errnos.ENOENT;
 }
 
 /** Answers to busybox's y/n prompts, read a line at a time from the command's stdin. */

@@ -8,7 +8,7 @@ import { umaskOf, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
 import { shellQuote } from './program-run.js';
 import { guestZone, localTime, zoneOf, type Zone } from './guest-zone.js';
-import { errnos } from './fs-error.js';
+import { errnoOf, errnos } from './fs-error.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -241,7 +241,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
         await host.fs.allocate(path, offset, length, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
       } catch (e) {
         // A device (ENODEV); past the 1 GiB the guest's memory holds (ENOSPC).
-        const code = (e as { code?: string }).code;
+        const code = errnoOf(e);
         if (code !== 'ENODEV' && code !== 'ENOSPC') throw e;
         return fail(`fallocate: fallocate '${files[0]}': ${errnos[code]}\n`);
       }

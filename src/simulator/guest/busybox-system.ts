@@ -12,7 +12,7 @@ import { isRefusal } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import { shellQuote } from './program-run.js';
 import { localTime, zoneOf } from './guest-zone.js';
-import { errnos } from './fs-error.js';
+import { errnoOf, errnos } from './fs-error.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -606,7 +606,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
           await host.fs.resize(path, size, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
         } catch (e) {
           // A device (EINVAL); a file past the 1 GiB in all the guest's memory holds, holes or not (ENOSPC).
-          const code = (e as { code?: string }).code;
+          const code = errnoOf(e);
           if (code !== 'EINVAL' && code !== 'ENOSPC') throw e;
           stderr += `truncate: ${f}: truncate: ${errnos[code]}\n`;
         }

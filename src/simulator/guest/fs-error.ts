@@ -40,3 +40,12 @@ export const errnos = {
   ENODEV: 'No such device',
 } as const;
 export type Errno = keyof typeof errnos;
+
+/**
+ * The errno a failed call of the guest's filesystem carries: its `code` (`fsError`, node's), or the
+ * head of its message (just-bash's in-memory filesystem: `ENOSPC: …`); undefined when it names none.
+ */
+export function errnoOf(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | undefined)?.code ?? /^(E[A-Z]+)[:,]/.exec(String((e as Error | undefined)?.message))?.[1];
+  return typeof code === 'string' ? code : undefined;
+}

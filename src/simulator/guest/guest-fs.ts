@@ -4,9 +4,9 @@ import { Access } from './guest-access.js';
 import { FileBlocks } from './file-blocks.js';
 import { HardLinks } from './guest-links.js';
 import { isFifoMode, NamedPipes } from './guest-pipes.js';
-import { deviceAt, isCharMode } from './guest-devices.js';
+import { deviceAt, isCharMode, type Device } from './guest-devices.js';
 import { consolePaths, GuestConsole } from './guest-console.js';
-import { fsError } from './fs-error.js';
+import { errnoOf, fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
 import type { ProgramLookup } from './guest-programs.js';
 
@@ -47,6 +47,9 @@ const sinks: ReadonlySet<string> = new Set(['/dev/null', '/dev/zero', '/dev/rand
 
 /** The device every write to fails with ENOSPC. */
 const full = '/dev/full';
+
+/** The type bits the in-memory mode keeps above an entry's permissions (a named pipe's, a device's); 0 for a plain file. */
+const keptType = (mode: number): number => (isFifoMode(mode) || isCharMode(mode) ? mode & 0o170000 : 0);
 
 /** A status as stat(2) gives it for a character device: not a regular file, and no size (its bytes here are what a read of it gives). */
 const deviceStatus = (st: FsStat): FsStat => (isCharMode(st.mode) ? { ...st, isFile: false, size: 0 } : st);
@@ -229,7 +232,7 @@ export class GuestFs {
       } else {
         copy.writeFileSync(path, await this.memory.readFileBuffer(path), undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
         // A named pipe and a device keep their type (the in-memory file's mode above its permissions).
-        if (isFifoMode(st.mode) || isCharMode(st.mode)) await copy.chmod(path, st.mode);
+        if (keptType(st.mode)) await copy.chmod(path, st.mode);
       }
     }
     const top = await this.memory.stat('/');
@@ -477,6 +480,13 @@ export class GuestFs {
     return true;
   }
 
+  /** The container's device at `path` (physical), when its node is still there. */
+  private async deviceNodeAt(path: string): Promise<Device | undefined> {
+    const device = deviceAt(path);
+    const st = device && (await this.memory.lstat(path).catch(() => undefined));
+    return st && isCharMode(st.mode) ? device : undefined;
+  }
+
   /** Writes or appends `content` at `path` (`before`: its status, undefined when missing): a new file takes the owner and mode given, an existing one keeps its own. */
   private async put(path: string, content: Uint8Array, spec: WriteSpec, append: boolean, before: FsStat | undefined): Promise<void> {
     if (this.deviceTook(path, () => content)) return;
@@ -486,7 +496,7 @@ export class GuestFs {
       else await this.memory.writeFile(path, content);
     } catch (e) {
       // The in-memory filesystem holds 1 GiB in all: past it, a write is ENOSPC, as a full disk's.
-      throw String((e as Error).message).startsWith('ENOSPC') ? fsError('ENOSPC', path, 'write') : e;
+      throw errnoOf(e) === 'ENOSPC' ? fsError('ENOSPC', path, 'write') : e;
     }
     await this.stamp(path, before ? 'write' : 'made');
     if (before) {
@@ -630,7 +640,7 @@ export class GuestFs {
         const real = await this.physical(path);
         if (existed) await access.remove(path);
         // A device LXC bound in is a mount point; devpts makes and removes its own nodes.
-        const device = existed && isCharMode((await memory.lstat(real)).mode) ? deviceAt(real) : undefined;
+        const device = existed ? await this.deviceNodeAt(real) : undefined;
         if (device) throw fsError(device.mounted ? 'EBUSY' : 'EPERM', path, 'rm');
         const others = this.links.others(real);
         await memory.rm(path, opts);
@@ -645,8 +655,8 @@ export class GuestFs {
         const [from, to] = [await this.physical(src), await this.physical(dest)];
         await access.remove(src);
         // A device is a mount point, or on devpts: rename(2) is EBUSY within /dev's tmpfs, EXDEV across filesystems.
-        const device = deviceAt(from);
-        if (device && isCharMode((await memory.lstat(from)).mode)) {
+        const device = await this.deviceNodeAt(from);
+        if (device) {
           const sameFs = device.on === 'devtmpfs' && to.startsWith('/dev/') && !to.startsWith('/dev/pts/');
           throw fsError(sameFs ? 'EBUSY' : 'EXDEV', src, 'rename');
         }
@@ -673,8 +683,7 @@ export class GuestFs {
         await access.own(path);
         const before = await memory.stat(path).catch(() => undefined);
         // The mode's type bits stay (a named pipe's, a device's: chmod(2) changes the permissions only).
-        const special = before && (isFifoMode(before.mode) || isCharMode(before.mode));
-        await memory.chmod(path, (special ? before.mode & 0o170000 : 0) | mode);
+        await memory.chmod(path, (before ? keptType(before.mode) : 0) | mode);
         // busybox's mkdir and touch give a new entry its mode in mkdir(2) and open(2), where the programs
         // here chmod it after: a chmod that changes nothing is not shown as a change.
         if (before && (before.mode & 0o7777) !== (mode & 0o7777)) await this.stamp(path, 'change');

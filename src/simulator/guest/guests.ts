@@ -208,8 +208,11 @@ export class Guests {
   ended(inst: SimInstance): void {
     for (const left of this.lingering.get(inst) ?? []) left.kill();
     this.lingering.delete(inst);
-    // liblxc writes what the console's ring holds into its log file.
-    void this.filesystems.get(inst)?.then((fs) => fs.console.stopped());
+    // liblxc writes what the console's ring holds into its log file (a guest that failed to lay out wrote nothing: its failure is the exec's).
+    void this.filesystems.get(inst)?.then(
+      (fs) => fs.console.stopped(),
+      () => undefined,
+    );
   }
 
   /** The instance's console, once its guest was used (a guest never used wrote nothing to it). */
