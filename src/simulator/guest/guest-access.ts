@@ -3,6 +3,7 @@ import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { errnos, fsError, type Errno } from './fs-error.js';
 import { isFifoMode } from './guest-pipes.js';
 import { overflowId } from './guest-devices.js';
+import { mayBeDescriptor } from './guest-streams.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
 interface Ids {
@@ -47,6 +48,11 @@ export class Access {
     private readonly fs: Entries,
     private readonly who: Ids,
   ) {}
+
+  /** Whether the process has a controlling terminal (an exec with one): its standard streams are the terminal, not the host's pipes. */
+  get hasTerminal(): boolean {
+    return this.who.tty !== false;
+  }
 
   private get root(): boolean {
     return this.who.uid === 0;
@@ -201,8 +207,8 @@ async function isNamedPipe(fs: Pick<IFileSystem, 'lstat'> & Partial<Pick<IFileSy
  */
 export async function openRefusal(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string): Promise<string | undefined> {
   if (await refused(fs, path)) return 'Permission denied';
-  // A named pipe opens (its read would wait for a writer, and take what it writes).
-  if (await isNamedPipe(fs, path)) return undefined;
+  // A named pipe opens (its read would wait for a writer, and take what it writes); a descriptor's node opens as its descriptor does (guest-streams.ts).
+  if (!mayBeDescriptor(path) && (await isNamedPipe(fs, path))) return undefined;
   // One read says both why it does not open and that it does.
   const code = await fs.readFileBuffer(path).then(
     () => undefined,

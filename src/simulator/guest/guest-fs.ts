@@ -4,7 +4,8 @@ import { Access } from './guest-access.js';
 import { FileBlocks } from './file-blocks.js';
 import { HardLinks } from './guest-links.js';
 import { isFifoMode, NamedPipes } from './guest-pipes.js';
-import { deviceAt, isCharMode, type Device } from './guest-devices.js';
+import { deviceAt, isCharMode, overflowId, type Device } from './guest-devices.js';
+import { descriptorAt, descriptorLinks, mayBeDescriptor, streamNow } from './guest-streams.js';
 import { consolePaths, GuestConsole } from './guest-console.js';
 import { errnoOf, fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
@@ -80,6 +81,8 @@ function checkedReads(
   const reading =
     <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
     async (path: string, ...rest: A): Promise<R> => {
+      const through = await reopened(memory, access, path);
+      if (through !== undefined) return typeof through === 'string' ? reading(fn)(through, ...rest) : (readAs(memory, fn, through, rest) as R);
       await access.read(path);
       const piped = await pipe(path);
       const result = piped ? (readAs(memory, fn, piped, rest) as R) : await fn.call(memory, path, ...rest);
@@ -110,6 +113,22 @@ function checkedReads(
   };
 }
 
+/**
+ * open(2) for reading of a process's descriptor again (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`
+ * and their kin, guest-streams.ts): the path of the file it has open, or the bytes of the pipe it
+ * reads; the exec's own stream is the host's pipe, which the container's root may not open (EACCES).
+ * Undefined when `path` leads to no descriptor.
+ */
+async function reopened(memory: InMemoryFs, access: Access, path: string): Promise<string | Uint8Array | undefined> {
+  if (!mayBeDescriptor(path)) return undefined;
+  const fd = descriptorAt(await memory.realpath(path).catch(() => ''));
+  if (fd === undefined) return undefined;
+  const stream = streamNow(fd, access.hasTerminal);
+  if (stream.kind === 'host') throw fsError('EACCES', path, 'open');
+  if (stream.kind === 'closed') throw fsError('ENOENT', path, 'open');
+  return stream.kind === 'file' ? stream.path : Buffer.from(stream.read(), 'latin1');
+}
+
 /** What a named pipe's reader gets, as the in-memory call `fn` answers a read: text in its encoding, bytes, or a byte string. */
 function readAs(memory: InMemoryFs, fn: unknown, data: Uint8Array, rest: unknown[]): unknown {
   const bytes = Buffer.from(data);
@@ -131,6 +150,8 @@ function terminalReads(memory: InMemoryFs, access: Access): Partial<Record<keyof
   const reading =
     <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
     async (path: string, ...rest: A): Promise<R> => {
+      const through = await reopened(memory, access, path);
+      if (through !== undefined) return typeof through === 'string' ? reading(fn)(through, ...rest) : (readAs(memory, fn, through, rest) as R);
       await access.read(path);
       return fn.call(memory, path, ...rest);
     };
@@ -341,6 +362,8 @@ export class GuestFs {
   /** The owner of a path (root unless claimed). */
   ownerOf(path: string): Owner {
     const device = deviceAt(path);
+    // A descriptor's node is the exec's pipe, the host's (its own pipes and files are where it leads).
+    if (descriptorAt(path) !== undefined) return { uid: overflowId, gid: overflowId };
     return this.owners.get(path) ?? (device ? { uid: device.uid, gid: device.gid } : root);
   }
 
@@ -371,7 +394,7 @@ export class GuestFs {
   async read(path: string): Promise<Buffer> {
     const st = await this.memory.lstat(path);
     if (st.isSymbolicLink) return Buffer.from(await this.memory.readlink(path), 'utf8');
-    if (this.pipes.made && isFifoMode(st.mode)) return Buffer.from(await this.pipes.read(st.identity));
+    if (this.pipes.made && isFifoMode(st.mode) && descriptorAt(path) === undefined) return Buffer.from(await this.pipes.read(st.identity));
     const bytes = Buffer.from(await this.memory.readFileBuffer(path));
     await this.stamp(path, 'read');
     return bytes;
@@ -469,8 +492,17 @@ export class GuestFs {
    * and the random devices lose it, the console logs it, /dev/full refuses it (ENOSPC; an open that
    * writes nothing it takes). False when `path` is no such device.
    */
-  private deviceTook(path: string, bytes: () => Uint8Array): boolean {
+  private deviceTook(path: string, bytes: () => Uint8Array, terminal = false): boolean {
     if (sinks.has(path)) return true;
+    const fd = descriptorAt(path);
+    if (fd !== undefined) {
+      // A descriptor opened again: the exec's own stream refuses the open, a pipe takes the bytes to where the program writes.
+      const stream = streamNow(fd, terminal);
+      if (stream.kind === 'host') throw fsError('EACCES', path, 'open');
+      if (stream.kind === 'closed') throw fsError('ENOENT', path, 'open');
+      if (stream.kind === 'pipe') stream.written.push(Buffer.from(bytes()).toString('utf8'));
+      return true;
+    }
     if (path === full) {
       if (bytes().length > 0) throw fsError('ENOSPC', path, 'write');
       return true;
@@ -513,7 +545,7 @@ export class GuestFs {
   private async pipeAt(path: string): Promise<unknown> {
     if (!this.pipes.made) return undefined;
     const st = await this.base.stat(path).catch(() => undefined);
-    return st && isFifoMode(st.mode) ? st.identity : undefined;
+    return st && isFifoMode(st.mode) && descriptorAt(await this.base.realpath(path)) === undefined ? st.identity : undefined;
   }
 
   /** Makes a directory (its parent must exist); an existing one is left as it is. */
@@ -575,7 +607,7 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
-        if (fn !== memory.mkdir && this.deviceTook(path, () => bytesOf(rest[0], rest[1]))) return;
+        if (fn !== memory.mkdir && this.deviceTook(path, () => bytesOf(rest[0], rest[1]), access.hasTerminal)) return;
         if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
           await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
@@ -703,6 +735,8 @@ export class GuestFs {
       if (typeof content === 'string' && content.startsWith(commandStandIn)) return;
       // Nor does its /dev (an empty `/dev/null`, `/dev/zero` …) replace the guest's devices.
       if (deviceAt(path)) return;
+      // Nor its `/dev/stdin` … files and `/proc/self/fd` ones: the guest's are links to its descriptors (guest-streams.ts).
+      if (descriptorAt(path) !== undefined || descriptorLinks.some(([link]) => link === path)) return;
       memory.writeFileSync(path, content as string, ...rest);
     };
     // The shell's cd and test -r/-w/-x ask the checks themselves (the patched just-bash: chdir(2), busybox test's test_eaccess),

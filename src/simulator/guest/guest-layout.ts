@@ -2,6 +2,8 @@ import type { InMemoryFs } from 'just-bash';
 import { symlinkDated } from './guest-fs.js';
 import { appletLinks, busyboxImage, busyboxPath, programImage } from './busybox-applets.js';
 import { charBits, containerDevices } from './guest-devices.js';
+import { fifoBits } from './guest-pipes.js';
+import { descriptorLinks, descriptorNodes } from './guest-streams.js';
 
 /** When the image's files were made (their mtime), as the test bed's image build dates them. */
 const imageBuilt = new Date('2026-11-22T06:30:00Z');
@@ -65,6 +67,13 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
     file(device.path, '', device.perm);
     await fs.chmod(device.path, charBits | device.perm);
   }
+  // The process's descriptors (the exec's own streams are the host's pipes, prw------- 65534) and /dev's links to them.
+  fs.mkdirSync('/proc/self/fd', { recursive: true });
+  for (const node of descriptorNodes) {
+    file(node, '', 0o600);
+    await fs.chmod(node, fifoBits | 0o600);
+  }
+  for (const [link, target] of descriptorLinks) await symlinkDated(fs, target, link, imageBuilt);
   fs.writeFileSync(busyboxPath, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
   for (const [dir, names] of Object.entries(appletLinks))
     for (const name of names.split(' ')) {

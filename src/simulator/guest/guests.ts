@@ -8,6 +8,7 @@ import { guestCommands, harmlessSignals, scriptedCommand, sigint, sleepCommand, 
 import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
 import { layOut } from './guest-layout.js';
+import { streamsOf, withStreams, writtenThrough } from './guest-streams.js';
 import type { ParsedTarEntryWithData } from 'modern-tar';
 import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
@@ -591,6 +592,8 @@ export class Guests {
             ...scriptNamed,
             ...(stream ? { jbStream: stream } : {}),
             ...(onTerminal ? { jbTty: onTerminal } : {}),
+            // Without a terminal its streams are the host's pipes, which no one in the container opens again (/dev/stdin: guest-streams.ts).
+            ...(cmd.terminal === undefined ? { jbHost: true } : {}),
             // Its jobs outlive it: they hold the exec's output until they end (below).
             ...keepJobs,
           } as Parameters<typeof bash.exec>[1]),
@@ -640,6 +643,7 @@ export class Guests {
               stdinKind: 'bytes',
               signal: runaway.signal,
               rawScript: true,
+              ...(cmd.terminal === undefined ? { jbHost: true } : {}),
               ...endedShell(result, shell ? 'c' : ''),
             } as Parameters<typeof bash.exec>[1]),
           )
@@ -709,8 +713,10 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
       if (interrupt.aborted && !readBeforeInterrupt) return { stdout: '', stderr: '', exitCode: 128 + sigint };
       if (!gate.stillAlive()) return { stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) };
       await hooks.before(args);
+      // What it opens of /proc/self/fd (/dev/stdin …) is its own descriptors, as its shell set them.
+      const streams = streamsOf((ctx as CommandContext & { jbFds?: Parameters<typeof streamsOf>[0] }).jbFds, () => String(ctx.stdin ?? ''));
       try {
-        const result = await command.execute(args, ctx).catch(async (e: unknown) => {
+        const ran = await withStreams(streams, () => command.execute(args, ctx)).catch(async (e: unknown) => {
           // The in-memory filesystem's errors carry their errno in `code`, or only at the head of the message.
           if (!/^E[A-Z]+$/.test(String((e as { code?: unknown } | undefined)?.code)) && !/^E[A-Z]+: /.test(String((e as Error | undefined)?.message)))
             throw e;
@@ -720,6 +726,9 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
             exitCode: 1,
           };
         });
+        // What it wrote through /dev/stdout or /dev/stderr (`tee /dev/stderr` in a pipe) goes where it writes.
+        const through = writtenThrough(streams);
+        const result = through.stdout || through.stderr ? followedBy(ran, { ...through, exitCode: ran.exitCode }) : ran;
         // Interrupted while it ran: it died of SIGINT (what it wrote before stays).
         return interrupt.aborted ? { ...result, exitCode: 128 + sigint } : result;
       } finally {
