@@ -260,13 +260,26 @@ export async function withRefusals(
     }
     const { code, node, cant, short, end } = m.groups;
     const name = node === undefined ? (cant ?? short)! : await typed(node);
-    const why = (await openRefusal(fs, posix.resolve(cwd, name))) ?? (code === undefined ? errnos.ENOENT : errnos[code as Errno]);
+    const why =
+      refusedWrite(program, posix.resolve(cwd, name)) ??
+      (await openRefusal(fs, posix.resolve(cwd, name))) ??
+      (code === undefined ? errnos.ENOENT : errnos[code as Errno]);
     if (why === undefined) said += line;
     else
       said +=
         cant !== undefined || saysCantOpen.has(program) ? `${program}: can't open '${name}': ${why}${end}` : `${program}: ${name}: ${why}${end}`;
   }
   return said;
+}
+
+/**
+ * Why a program's write to a file it opened failed where the device refuses writes (`/dev/full`,
+ * which just-bash's programs call missing): busybox's tee reports the file as its stdio leaves
+ * errno after the failed flush (`tee: /dev/full: I/O error`), the others the write's ENOSPC.
+ */
+function refusedWrite(program: string, path: string): string | undefined {
+  if (path !== '/dev/full') return undefined;
+  return program === 'tee' ? 'I/O error' : errnos.ENOSPC;
 }
 
 /** What follows `PROG: ` in a just-bash message about a file it could not open: node's error, or a missing file in either wording. */
