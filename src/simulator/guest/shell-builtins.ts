@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { testSyntaxCommand } from './busybox-test.js';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
-import { terminalStdinCommand } from './terminal-stdin.js';
+import { groupStdinCommand, terminalStdinCommand } from './terminal-stdin.js';
 import { jobDeath, lineOf, signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { NamedPipes } from './guest-pipes.js';
@@ -461,6 +461,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
       testSyntaxCommand,
       directoryStdinCommand(),
       terminalStdinCommand(),
+      groupStdinCommand(),
       pending,
       errTrap,
     ],

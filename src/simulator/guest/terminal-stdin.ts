@@ -279,6 +279,25 @@ export interface TerminalReading {
 /** The name the patched shell asks (patches/README.md 46): whether and how a program that read a terminal's stdin reads it. */
 export const terminalStdinProgram = '__reflex_terminal_stdin';
 
+/** The name the patched shell asks (patches/README.md 111): whether a program that asked for its stdin read it, so the rest is gone for the commands after it. */
+export const groupStdinProgram = '__reflex_group_stdin';
+
+/**
+ * The shell's question (`__reflex_group_stdin PROG ARGS…`, asked after PROG asked for the stdin of
+ * the loop, group or shell it runs in): status 0 when PROG read it, as busybox's programs that read
+ * their stdin do (a pipe's or a small file's bytes all at once, so nothing is left for the next
+ * command: `printf 'a\nb\n' | { head -n 1; cat; }` prints `a`), 1 when it asked for it without
+ * reading it (`cp` for its `-i` answers, `base64 FILE`).
+ */
+export function groupStdinCommand(): Command {
+  return {
+    name: groupStdinProgram,
+    async execute(args) {
+      return { stdout: '', stderr: '', exitCode: readingOf(basename(args[0] ?? ''), args.slice(1)) ? 0 : 1 };
+    },
+  };
+}
+
 /** The answer that lets the program's first run, on an empty stdin, stand. */
 const firstStands: ExecResult = { stdout: '', stderr: '', exitCode: -1 };
 
