@@ -490,7 +490,9 @@ export class GuestFs {
   /**
    * A write of `bytes` to `path` that a device takes, keeping nothing in a file: /dev/null, /dev/zero
    * and the random devices lose it, the console logs it, /dev/full refuses it (ENOSPC; an open that
-   * writes nothing it takes). False when `path` is no such device.
+   * writes nothing it takes), a process's descriptor opened again (`/dev/stdout`, guest-streams.ts)
+   * refuses it where it is the host's pipe and otherwise hands it to where the process writes
+   * (`terminal`: the exec has one). False when `path` is no such device.
    */
   private deviceTook(path: string, bytes: () => Uint8Array, terminal = false): boolean {
     if (sinks.has(path)) return true;

@@ -9,7 +9,6 @@ import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
 import { layOut } from './guest-layout.js';
 import { streamsOf, withStreams, writtenThrough } from './guest-streams.js';
-import { fullStdoutCommand } from './stdout-full.js';
 import type { ParsedTarEntryWithData } from 'modern-tar';
 import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
@@ -494,7 +493,6 @@ export class Guests {
       busyboxCat(),
       whichCommand(),
       ...testPrograms(),
-      fullStdoutCommand(),
       ...shellState.commands,
       processes.command('sh'),
       processes.command('ash'),

@@ -3,6 +3,7 @@ import { testSyntaxCommand } from './busybox-test.js';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { groupStdinCommand, terminalStdinCommand } from './terminal-stdin.js';
+import { fullStdoutCommand } from './stdout-full.js';
 import { jobDeath, lineOf, signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { NamedPipes } from './guest-pipes.js';
@@ -462,6 +463,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
       directoryStdinCommand(),
       terminalStdinCommand(),
       groupStdinCommand(),
+      fullStdoutCommand(),
       pending,
       errTrap,
     ],
