@@ -158,6 +158,23 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // Under a compound command's, a loop's or a function's redirection to /dev/full, each command's write fails in its own words.
+  {
+    script:
+      '{ echo a; echo b; } > /dev/full; echo "rc=$?"; { printf a; cat /etc/passwd; wc -l /etc/passwd; true; } > /dev/full; echo "rc=$?"; for i in 1 2; do echo $i; done > /dev/full; echo "rc=$?"; f() { echo in f; }; f > /dev/full; echo "rc=$?"',
+    stdout: 'rc=1\nrc=0\nrc=1\nrc=1\n',
+    stderr:
+      'sh: write error: No space left on device\nsh: write error: No space left on device\ncat: write error: No space left on device\nwc: standard output: No space left on device\nsh: write error: No space left on device\nsh: write error: No space left on device\nsh: write error: No space left on device\n',
+    exitCode: 0,
+  },
+  // So do those of `eval` and a child shell; a pipe, a substitution, another redirection and a stderr copied to the device take theirs elsewhere.
+  {
+    script:
+      'eval \'echo a; pwd\' > /dev/full; echo "rc=$?"; sh -c \'echo a; printf b\' > /dev/full; echo "rc=$?"; cd "$(mktemp -d)"; { x=$(echo sub); echo "x=$x" >&2; echo a | cat >&2; echo b > nf; } > /dev/full; echo "rc=$?"; cat nf; { echo a; } > /dev/full 2>&1; echo "rc=$?"; { echo a 2>&1; } > /dev/full; echo "rc=$?"',
+    stdout: 'rc=1\nrc=1\nrc=0\nb\nrc=1\nrc=1\n',
+    stderr: 'sh: write error: No space left on device\nsh: write error: No space left on device\nx=sub\na\n',
+    exitCode: 0,
+  },
 ];
 
 await conformance("the guest's /dev holds the container's character devices, as LXC binds them in", (target) => {
