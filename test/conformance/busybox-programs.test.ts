@@ -586,7 +586,7 @@ const cases: ShScript[] = [
   // truncate, dd and fallocate follow a final symlink, as open(2) does (a dangling one makes its target).
   {
     script:
-      "cd \"$(mktemp -d)\"; echo hello > t; ln -s t l; truncate -s 3 l; ls -l l | cut -c1-10; cat t; echo; printf 'XY' | dd of=l seek=1 bs=1 2>/dev/null; cat t; echo; fallocate -l 8 l; stat -c '%F %s' l t; ln -s missing d; truncate -s 2 d; ls -l missing | cut -c1-10; stat -c '%F %s' d missing",
+      'cd "$(mktemp -d)"; echo hello > t; ln -s t l; truncate -s 3 l; ls -l l | cut -c1-10; echo "$(cat t)"; printf \'XY\' | dd of=l seek=1 bs=1 2>/dev/null; echo "$(cat t)"; fallocate -l 8 l; stat -c \'%F %s\' l t; ln -s missing d; truncate -s 2 d; ls -l missing | cut -c1-10; stat -c \'%F %s\' d missing',
     stdout: 'lrwxrwxrwx\nhel\nhXY\nsymbolic link 1\nregular file 8\n-rw-r--r--\nsymbolic link 7\nregular file 2\n',
     stderr: '',
     exitCode: 0,

@@ -304,10 +304,11 @@ export function launchPerSuite(target: () => ConformanceTarget): () => string {
  * A script the guest's `sh -c` runs, and what busybox's ash on the beds answers (stderr checked when
  * given; status 0 unless given).
  *
- * A script must not change a file's bytes in place (`dd conv=notrunc`, a truncation short of 0)
- * after `cat` or `head -c` wrote them to the exec's stdout: busybox sends a file to a pipe with
- * sendfile, so the pipe holds the file's pages, and a daemon that reads it late (under load) reads
- * the changed bytes. Read such a file through `$(…)`, which the shell reads whole before going on.
+ * A script must not change a file's bytes in place (`dd conv=notrunc`, a truncation short of 0),
+ * by any of its names (a symlink, a hard link), after `cat` or `head -c` wrote them to the exec's
+ * stdout: busybox sends a file to a pipe with sendfile, so the pipe holds the file's pages, and a
+ * daemon that reads it late (under load) reads the changed bytes. Read such a file through `$(…)`,
+ * which the shell reads whole before going on.
  */
 export interface ShScript {
   script: string;
