@@ -80,6 +80,20 @@ const cases: ShScript[] = [
       "sh: eval: line 0: can't open /nosuch: no such file\nsh: eval: line 0: can't create /nd/x: nonexistent directory\nsh: eval: line 0: can't open /nosuch: no such file\n",
     exitCode: 0,
   },
+  // An alias that expands to more than a command, and a trap's action, are not eval: their messages say no origin but their own.
+  {
+    script: "echo\nalias q='echo one; cd /z;'\nq x\neval 'q nosuchw'",
+    stdout: '\none\none\n',
+    stderr:
+      "sh: cd: line 2: can't cd to /z: No such file or directory\nsh: x: not found\nsh: cd: line 3: can't cd to /z: No such file or directory\nsh: eval: line 3: nosuchw: not found\n",
+    exitCode: 127,
+  },
+  {
+    script: "echo\ntrap 'cd /y; nosuch' USR1\nkill -USR1 $$\necho",
+    stdout: '\n\n',
+    stderr: "sh: cd: line 2: can't cd to /y: No such file or directory\nsh: nosuch: not found\n",
+    exitCode: 0,
+  },
   // $LINENO inside eval's text counts on from the line eval is on, as its syntax errors do.
   {
     script: "echo\neval 'echo $LINENO\necho $LINENO'\neval 'if then'\neval 'echo a\nfi'",

@@ -14,6 +14,7 @@ import { cutCommand } from './busybox-cut.js';
 import { odCommand } from './busybox-od.js';
 import { awkCommand } from './busybox-awk.js';
 import { grepCommand } from './busybox-grep.js';
+import { busyboxShuf } from './busybox-shuf.js';
 import { sortCommand } from './busybox-sort.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
@@ -316,6 +317,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     grepCommand(),
     awkCommand(),
     sortCommand(host),
+    busyboxShuf(host),
   ];
 }
 

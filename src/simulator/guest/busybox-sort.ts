@@ -1,9 +1,8 @@
-import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { readOperand } from './busybox-reads.js';
-import { openPath } from './guest-open.js';
-import { writeFile, type ProgramHost } from './program-host.js';
+import { writeToOption } from './guest-open.js';
+import type { ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
 
 const sortUsage =
@@ -272,15 +271,12 @@ export function sortCommand(host: ProgramHost): Command {
         sorted = unique;
       }
       const out = Buffer.from(sorted.map((l) => `${l}${end}`).join(''), 'latin1');
-      const o = new ProgramOutput();
       const target = opts.get('o');
       if (typeof target === 'string') {
-        const opened = await openPath(host, ctx.cwd, target, 'write');
-        if ('error' in opened) return die(`can't open '${target}': ${opened.error}`);
-        if ('directory' in opened) return die(`can't open '${target}': Is a directory`);
-        await writeFile(host, posix.resolve(ctx.cwd, target), out);
-        return o.result(0);
+        const wrote = await writeToOption(host, ctx.cwd, 'sort', target, out);
+        return 'openError' in wrote ? die(`can't open '${target}': ${wrote.openError}`) : { stdout: '', stderr: wrote.stderr, exitCode: 0 };
       }
+      const o = new ProgramOutput();
       o.bytes(out);
       return o.result(0);
     },

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt as readOptions, isResult } from './busybox-getopt.js';
 import { wcCounting } from './busybox-wc.js';
@@ -73,55 +72,6 @@ export function busyboxText(): Command[] {
       return replaceEach(ctx, replace, command.length ? command : ['echo'], { trace: split.includes('-t'), nul: split.includes('-0') });
     },
   };
-  const shuf: Command = {
-    name: 'shuf',
-    async execute(args, ctx) {
-      let count = Infinity;
-      let range: [number, number] | undefined;
-      let words: string[] | undefined;
-      const files: string[] = [];
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (a === '-n') count = Number(args[++i]);
-        else if (a === '-i') {
-          const m = /^(\d+)-(\d+)$/.exec(args[++i] ?? '');
-          if (!m) return fail(`shuf: bad range '${args[i]}'\n`);
-          range = [Number(m[1]), Number(m[2])];
-        } else if (a === '-e') words = [];
-        else if (words) words.push(a);
-        else files.push(a);
-      }
-      let lines: string[];
-      if (range) lines = Array.from({ length: Math.max(0, range[1] - range[0] + 1) }, (_, k) => String(range[0] + k));
-      else if (words) lines = words;
-      else {
-        let text = '';
-        for (const f of files.length ? files : ['-']) {
-          if (f === '-') text += String(ctx.stdin);
-          else {
-            try {
-              text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
-            } catch {
-              return fail(`shuf: can't open '${f}': No such file or directory\n`);
-            }
-          }
-        }
-        lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
-      }
-      for (let i = lines.length - 1; i > 0; i--) {
-        const j = randomInt(i + 1);
-        [lines[i], lines[j]] = [lines[j]!, lines[i]!];
-      }
-      return {
-        stdout: lines
-          .slice(0, count)
-          .map((l) => `${l}\n`)
-          .join(''),
-        stderr: '',
-        exitCode: 0,
-      };
-    },
-  };
   // busybox's paste reads stdin when it has no file operand (just-bash's wants one) and takes -sd+ in one word.
   const paste: Command = {
     name: 'paste',
@@ -138,7 +88,7 @@ export function busyboxText(): Command[] {
       return { ...result, stderr: await withRefusals('paste', result.stderr, ctx.fs, ctx.cwd, operands) };
     },
   };
-  return [uniq, wc, xargs, shuf, getopt, paste];
+  return [uniq, wc, xargs, getopt, paste];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { ProgramHost } from './program-host.js';
+import { writeFile, type ProgramHost } from './program-host.js';
 
 /** A file a program opened: its bytes (one character per byte), or why open(2) failed, in strerror's words. */
 export type Opened = { data: string } | { error: string };
@@ -35,4 +35,29 @@ function allowed(host: ProgramHost, path: string, mode: number, bit: number): bo
   const owner = host.fs.ownerOf(path);
   const shift = owner.uid === host.uid ? 6 : owner.gid === host.gid ? 3 : 0;
   return ((mode >> shift) & bit) !== 0;
+}
+
+/**
+ * A program's output written to the file its `-o` names, as busybox's sort and shuf write it: the
+ * file opened (O_WRONLY|O_CREAT|O_TRUNC) and moved onto stdout, then written through stdio, so a
+ * device that refuses the bytes (`/dev/full`) fails at stdio's last flush: `PROG: standard output:
+ * …`, the status unchanged. Gives why the open failed (the program words it), or what the write said.
+ */
+export async function writeToOption(
+  host: ProgramHost,
+  cwd: string,
+  program: string,
+  target: string,
+  data: Buffer,
+): Promise<{ openError: string } | { stderr: string }> {
+  const opened = await openPath(host, cwd, target, 'write');
+  if ('error' in opened) return { openError: opened.error };
+  if ('directory' in opened) return { openError: 'Is a directory' };
+  try {
+    await writeFile(host, posix.resolve(cwd, target), data);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ENOSPC') throw err;
+    return { stderr: `${program}: standard output: No space left on device\n` };
+  }
+  return { stderr: '' };
 }
