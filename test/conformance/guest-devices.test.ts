@@ -175,6 +175,25 @@ const cases: ShScript[] = [
     stderr: 'sh: write error: No space left on device\nsh: write error: No space left on device\nx=sub\na\n',
     exitCode: 0,
   },
+  // A command a program runs (env, xargs, find -exec, timeout) is busybox's applet: `echo` says its own write error, printf and
+  // `kill -l` lose their output quietly, pwd, seq and dirname end 255; a shell it runs, and a script, is the shell, whose
+  // `write error` is busybox's `sh:` whatever the script's name.
+  {
+    script:
+      "env printf x > /dev/full; echo $?; env pwd > /dev/full; echo $?; env kill -l > /dev/full; echo $?; env echo x > /dev/full; echo $?; env basename /a/b > /dev/full; echo $?; echo a b | xargs echo > /dev/full; echo $?; echo a | xargs printf x > /dev/full; echo $?; find / -maxdepth 0 -exec echo {} \\; > /dev/full; echo $?; timeout 5 printf y > /dev/full; echo $?; env sh -c 'echo z' > /dev/full; echo $?",
+    stdout: '0\n255\n0\n1\n1\n123\n0\n0\n0\n1\n',
+    stderr:
+      'echo: write error: No space left on device\necho: write error: No space left on device\necho: write error: No space left on device\nsh: write error: No space left on device\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp; printf 'echo s\\n' > s.sh; chmod +x s.sh; env /tmp/s.sh > /dev/full; echo $?; echo x | xargs -I{} echo {} > /dev/full; echo $?; env seq 1 > /dev/full; echo $?; env dirname /a/b > /dev/full; echo $?; sh s.sh > /dev/full; sh -c 'echo a' NAME > /dev/full; . ./s.sh > /dev/full",
+    stdout: '1\n123\n255\n255\n',
+    stderr:
+      'sh: write error: No space left on device\necho: write error: No space left on device\nsh: write error: No space left on device\nsh: write error: No space left on device\nsh: write error: No space left on device\n',
+    exitCode: 1,
+  },
 ];
 
 await conformance("the guest's /dev holds the container's character devices, as LXC binds them in", (target) => {

@@ -63,22 +63,33 @@ const failures: Record<string, Failure> = {
   whoami: 255,
 };
 
+/**
+ * The shell's builtins that are busybox applets too, as the applet fails when a program runs it
+ * (`env printf`, `xargs echo`, `find -exec echo`, `timeout 1 pwd`; recorded on the beds): `echo`
+ * says its own `echo: write error`, `printf` and `kill -l` lose their output without a word and keep
+ * their status, `pwd` ends 255. The others run as the table above says.
+ */
+const applets: Record<string, Failure | 'quiet'> = { echo: 'write', printf: 'quiet', kill: 'quiet', pwd: 255 };
+
 const enospc = 'No space left on device';
 
 /**
- * `__reflex_full PROGRAM STATUS [OWN]`, which the patched shell asks when a command's stdout is a
+ * `__reflex_full PROGRAM STATUS [OWN [APPLET]]`, which the patched shell asks when a command's stdout is a
  * device that refuses writes (`/dev/full`, patches/README.md 110) and the command wrote to it: the
  * message and status the program ends with ({@link failures}). The shell's `echo`, and a compound
- * command (`bash`), say the shell's `write error`; a program that words its own messages (OWN) says
- * `PROG: write error`.
+ * command (`bash`), say the shell's `sh: write error` (busybox's applet name, whatever the script's); a program that words its own messages (OWN) says
+ * `PROG: write error`; one a program ran (APPLET: `xargs echo`) is busybox's applet of that name.
  */
 export function fullStdoutCommand(): Command {
   return {
     name: '__reflex_full',
-    async execute([program = 'bash', status = '0', own = '']) {
+    async execute([program = 'bash', status = '0', own = '', applet = '']) {
       const code = Number(status);
-      if (!own && (program === 'echo' || program === 'bash')) return { stdout: '', stderr: `bash: write error: ${enospc}\n`, exitCode: 1 };
-      const failure = failures[program] ?? (own ? 'write' : undefined);
+      const asApplet = applet !== '' && Object.hasOwn(applets, program) ? applets[program] : undefined;
+      if (asApplet === 'quiet') return { stdout: '', stderr: '', exitCode: code };
+      // busybox words it with its applet's name (`sh`), not the script's or $0 as the shell's other messages.
+      if (!own && !asApplet && (program === 'echo' || program === 'bash')) return { stdout: '', stderr: `sh: write error: ${enospc}\n`, exitCode: 1 };
+      const failure = asApplet ?? failures[program] ?? (own ? 'write' : undefined);
       if (failure === 'write') return { stdout: '', stderr: `${program}: write error: ${enospc}\n`, exitCode: 1 };
       if (failure === 'stdout') return { stdout: '', stderr: `${program}: standard output: ${enospc}\n`, exitCode: code };
       if (failure === 'output') return { stdout: '', stderr: `${program}: output error: ${enospc}\n`, exitCode: 1 };
