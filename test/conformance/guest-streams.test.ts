@@ -90,6 +90,31 @@ const cases: ShScript[] = [
     stderr: "sh: can't create /dev/stderr: Permission denied\nsh: can't create /dev/stderr: Permission denied\n",
     exitCode: 0,
   },
+  // A stderr copied to the exec's own stdout (`2>&1` while fd 1 is the host's pipe) is the host's pipe too: opening it again is refused,
+  // in a child shell and a group as in the command itself; copied to a pipe or a file, it opens.
+  {
+    script:
+      "sh -c 'echo x > /dev/stderr' 2>&1; echo $?; sh -c 'echo x > /dev/stderr' 2>&1 | cat; echo $?; sh -c 'echo y > /dev/stderr' > /tmp/o 2>&1; cat /tmp/o; sh -c 'echo z > /dev/stderr' 2>&1 > /tmp/o; echo $?",
+    stdout: "sh: can't create /dev/stderr: Permission denied\n1\nx\n0\ny\nsh: can't create /dev/stderr: Permission denied\n1\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      '{ echo a > /dev/stderr; } 2>&1; echo $?; echo b 2>&1 > /dev/stderr; echo $?; cat /dev/stderr 2>&1; tee /dev/stderr < /dev/null 2>&1; echo $?; x=$(sh -c \'echo q > /dev/stderr\' 2>&1); echo "[$x]"',
+    stdout:
+      "sh: can't create /dev/stderr: Permission denied\n1\nsh: can't create /dev/stderr: Permission denied\n1\ncat: can't open '/dev/stderr': Permission denied\ntee: /dev/stderr: Permission denied\n1\n[q]\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  // So after `exec 2>&1`; the shell's messages then written to stdout are worded as on stderr.
+  {
+    script: 'exec 2>&1; echo c > /dev/stderr; echo $?; nosuch; cd /x; cat < /nosuch; ls /nosuch',
+    stdout:
+      "sh: can't create /dev/stderr: Permission denied\n1\nsh: nosuch: not found\nsh: cd: line 0: can't cd to /x: No such file or directory\nsh: can't open /nosuch: no such file\nls: /nosuch: No such file or directory\n",
+    stderr: '',
+    exitCode: 1,
+  },
 ];
 
 await conformance("the exec's streams reopen through /dev/stdin and its kin as the container's descriptors do", (target) => {

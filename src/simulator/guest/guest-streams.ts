@@ -46,8 +46,8 @@ interface ShellDescriptors {
   jbIn?: 'pipe' | 'closed' | { path: string };
   /** fd 1 is not the shell's own stdout (a pipe, a substitution, a redirection); `last`: the last command of a pipeline, whose fd 1 is the shell's. */
   jbInPipe?: boolean | 'last';
-  /** fd 2 is redirected. */
-  jbErrRedir?: boolean;
+  /** fd 2 is redirected; `out`: to a copy of the exec's own stdout (`2>&1`), the host's pipe too. */
+  jbErrRedir?: boolean | 'out';
   fileDescriptors?: Map<number, { kind?: string; path?: string; jbTop?: boolean; jbErr?: boolean }>;
 }
 
@@ -67,7 +67,8 @@ export function streamsOf(fds: ShellDescriptors | undefined, stdin: () => string
         : fds.jbIn === 'pipe'
           ? { kind: 'pipe', read: stdin, written: [] }
           : { kind: 'file', path: fds.jbIn.path };
-  const output = (fd: 1 | 2, moved: boolean | undefined): Stream => {
+  const output = (fd: 1 | 2, moved: boolean | 'out' | undefined): Stream => {
+    if (moved === 'out') return own();
     const entry = fds?.fileDescriptors?.get(fd);
     if (!moved && (!entry || entry.jbTop === true || entry.jbErr === true)) return own();
     return { kind: 'pipe', read: () => '', written: [] };
