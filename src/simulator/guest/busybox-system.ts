@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner, bannerLine, suffixed } from './busybox-getopt.js';
+import { banner, bannerLine, getopt, isResult, suffixed } from './busybox-getopt.js';
 import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
@@ -69,6 +69,8 @@ const usages: Record<string, string> = {
 };
 
 /** busybox's usage error: the banner, a blank line, the program's usage; exit 1. */
+const truncateUsage = 'Usage: truncate [-c] -s SIZE FILE...\n\nTruncate FILEs to SIZE\n\n\t-c\tDo not create files\n\t-s SIZE\n';
+
 const usage = (name: string): ExecResult => fail(`${banner}${usages[name] ?? `Usage: ${name}\n`}`);
 
 /** An IPv4 or IPv6 address as written (no name to resolve). */
@@ -586,11 +588,12 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const truncate: Command = {
     name: 'truncate',
     async execute(args, ctx) {
-      const at = args.indexOf('-s');
-      const noCreate = args.includes('-c');
-      const files = args.filter((a, i) => !a.startsWith('-') && i !== at + 1);
-      if (at < 0 || args[at + 1] === undefined || files.length === 0) return fail(`${banner}Usage: truncate [-c] [-s SIZE] FILE...\n`);
-      const given = args[at + 1]!;
+      const parsed = getopt('truncate', truncateUsage, args, 'c', 's');
+      if (isResult(parsed)) return parsed;
+      const given = parsed.opts.get('s');
+      const noCreate = parsed.opts.has('c');
+      const files = parsed.operands;
+      if (typeof given !== 'string' || files.length === 0) return fail(`${banner}${truncateUsage}`);
       const size = suffixed(given, { k: 1024, K: 1024, KB: 1000, kB: 1000, M: 1048576, MB: 1e6, G: 1073741824, GB: 1e9 });
       if (size === undefined) return fail(`truncate: invalid number '${given}'\n`);
       let stderr = '';
