@@ -15,6 +15,7 @@ import { odCommand } from './busybox-od.js';
 import { awkCommand } from './busybox-awk.js';
 import { grepCommand } from './busybox-grep.js';
 import { busyboxShuf } from './busybox-shuf.js';
+import { busyboxUniq } from './busybox-uniq.js';
 import { sortCommand } from './busybox-sort.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
@@ -318,6 +319,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     awkCommand(),
     sortCommand(host),
     busyboxShuf(host),
+    busyboxUniq(host),
   ];
 }
 

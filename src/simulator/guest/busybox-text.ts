@@ -19,21 +19,11 @@ const pasteUsage =
 
 /**
  * Where just-bash's text programs answer as GNU's (or its own) and busybox's differ in what scripts
- * read: `uniq -c` pads its counts to 7, `wc` pads to 9 unless one count of one file, `xargs` takes
- * `-nN` in one word and `-I STR`, `paste` reads stdin without a file operand. The rest of each program is just-bash's (`sort` is busybox's own,
- * busybox-sort.ts).
+ * read: `wc` pads to 9 unless one count of one file, `xargs` takes `-nN` in one word and `-I STR`,
+ * `paste` reads stdin without a file operand. The rest of each program is just-bash's (`sort`,
+ * `uniq` and `shuf` are busybox's own: busybox-sort.ts, busybox-uniq.ts, busybox-shuf.ts).
  */
 export function busyboxText(): Command[] {
-  const uniq: Command = {
-    name: 'uniq',
-    async execute(args, ctx) {
-      if (!ctx.origCommand) return fail('sh: uniq: not found\n', 127);
-      const opened = await ctx.origCommand(args);
-      const result = { ...opened, stderr: await withRefusals('uniq', opened.stderr, ctx.fs, ctx.cwd, args) };
-      if (!args.some((a) => /^-[a-zA-Z]*c/.test(a) || a === '--count')) return result;
-      return { ...result, stdout: result.stdout.replace(/^ *(\d+) /gm, (_m, n: string) => `${n.padStart(7)} `) };
-    },
-  };
   // busybox's wc counted in one place (busybox-wc.ts), so its lines and its messages come out in the order it wrote them.
   const wc: Command = {
     name: 'wc',
@@ -88,7 +78,7 @@ export function busyboxText(): Command[] {
       return { ...result, stderr: await withRefusals('paste', result.stderr, ctx.fs, ctx.cwd, operands) };
     },
   };
-  return [uniq, wc, xargs, getopt, paste];
+  return [wc, xargs, getopt, paste];
 }
 
 /**
