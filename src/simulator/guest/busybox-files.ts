@@ -12,6 +12,7 @@ import { busyboxFind } from './busybox-find.js';
 import { sedCommand } from './busybox-sed.js';
 import { cutCommand } from './busybox-cut.js';
 import { odCommand } from './busybox-od.js';
+import { hexdumpCommand, xxdCommand, type ReadInput } from './busybox-hexdump.js';
 import { awkCommand } from './busybox-awk.js';
 import { grepCommand } from './busybox-grep.js';
 import { busyboxShuf } from './busybox-shuf.js';
@@ -186,68 +187,9 @@ export function busyboxFiles(host: FilesHost): Command[] {
       return ok();
     },
   });
-  const hexdump: Command = {
-    name: 'hexdump',
-    async execute(args, ctx) {
-      const canonical = args.some((a) => /^-[a-zA-Z]*C/.test(a));
-      const verbose = args.some((a) => /^-[a-zA-Z]*v/.test(a));
-      const data = await input(
-        host,
-        ctx,
-        'hexdump',
-        args.find((a) => !a.startsWith('-')),
-      );
-      if (typeof data === 'string') return fail(data);
-      const lines: string[] = [];
-      let previous: string | undefined;
-      let starred = false;
-      for (let at = 0; at < data.length; at += 16) {
-        const row = data.subarray(at, at + 16);
-        const key = row.toString('hex');
-        // A row equal to the one before is one `*` (busybox, as hexdump does), unless -v.
-        if (!verbose && key === previous && row.length === 16) {
-          if (!starred) lines.push('*');
-          starred = true;
-          continue;
-        }
-        previous = key;
-        starred = false;
-        if (canonical) {
-          const bytes = [...row].map((b) => hex(b, 2));
-          const left = bytes.slice(0, 8).join(' ');
-          const right = bytes.slice(8).join(' ');
-          const cells = `${left.padEnd(23)}  ${right.padEnd(23)}`;
-          lines.push(`${hex(at, 8)}  ${cells}  |${[...row].map(printable).join('')}|`);
-        } else {
-          const words: string[] = [];
-          for (let i = 0; i < row.length; i += 2) words.push(hex((row[i + 1] ?? 0) * 256 + row[i]!, 4));
-          lines.push(`${hex(at, 7)} ${words.join(' ').padEnd(39)}`);
-        }
-      }
-      lines.push(canonical ? hex(data.length, 8) : hex(data.length, 7));
-      return ok(lines.map((l) => `${l}\n`).join(''));
-    },
-  };
-  const xxd: Command = {
-    name: 'xxd',
-    async execute(args, ctx) {
-      const data = await input(
-        host,
-        ctx,
-        'xxd',
-        args.find((a) => !a.startsWith('-')),
-      );
-      if (typeof data === 'string') return fail(data);
-      let out = '';
-      for (let at = 0; at < data.length; at += 16) {
-        const row = data.subarray(at, at + 16);
-        const groups: string[] = [];
-        for (let i = 0; i < row.length; i += 2) groups.push(row.subarray(i, i + 2).toString('hex'));
-        out += `${hex(at, 8)}: ${groups.join(' ').padEnd(39)}  ${[...row].map(printable).join('')}\n`;
-      }
-      return ok(out);
-    },
-  };
+  const read: ReadInput = (ctx, program, file) => input(host, ctx, program, file);
+  const hexdump = hexdumpCommand(read);
+  const xxd = xxdCommand(read);
   const pager = (name: string): Command => ({
     name,
     async execute(args, ctx) {
