@@ -460,17 +460,62 @@ function strftimeFlagged(value: string, { flags, width, conversion }: { flags: s
   return text;
 }
 
+const dateUsage =
+  "Usage: date [OPTIONS] [+FMT] [[-s] TIME]\n\nDisplay time (using +FMT), or set time\n\n\t-u\t\tWork in UTC (don't convert to local time)\n" +
+  "\t[-s] TIME\tSet time to TIME\n\t-d TIME\t\tDisplay TIME, not 'now'\n\t-D FMT\t\tFMT (strptime format) for -s/-d TIME conversion\n" +
+  '\t-r FILE\t\tDisplay last modification time of FILE\n\t-R\t\tOutput RFC-2822 date\n\t-I[SPEC]\tOutput ISO-8601 date\n' +
+  '\t\t\tSPEC=date (default), hours, minutes, seconds or ns\n\nRecognized TIME formats:\n\t@seconds_since_1970\n\thh:mm[:ss]\n' +
+  "\t[YYYY.]MM.DD-hh:mm[:ss]\n\tYYYY-MM-DD hh:mm[:ss]\n\t[[[[[YY]YY]MM]DD]hh]mm[.ss]\n\t'date TIME' form accepts MMDDhhmm[[YY]YY][.ss] instead\n";
+
+/**
+ * date's command line with each cluster of short options apart, as getopt32 reads "Rs:ud:r:D:I::"
+ * (`-ud @0` is `-u -d @0`, `-ud@0` too; -I takes only what is glued to it).
+ */
+function dateOptions(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (!/^-[A-Za-z]/.test(a)) {
+      out.push(a);
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (c === 'I') {
+        out.push(`-I${a.slice(j + 1)}`);
+        break;
+      }
+      if (!'sdrD'.includes(c)) {
+        out.push(`-${c}`);
+        continue;
+      }
+      const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+      out.push(`-${c}`, ...(value === undefined ? [] : [value]));
+      break;
+    }
+  }
+  return out;
+}
+
 /**
  * busybox's `date -d STR`: STR read as parse_datestr reads it ({@link parseDate}), the fields it
  * leaves from today's midnight (date zeroes the time first); anything else `invalid date`. The rest
  * of date is just-bash's, given the time as `@SECONDS`.
  */
-async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
+async function date(given: string[], ctx: CommandContext): Promise<ExecResult> {
   if (!ctx.origCommand) return { stdout: '', stderr: 'sh: date: not found\n', exitCode: 127 };
-  const iso = args.findIndex((a) => /^-I(date|hours|minutes|seconds)?$/.test(a));
+  const args = dateOptions(given);
+  const iso = args.findIndex((a) => a.startsWith('-I'));
   if (iso >= 0) {
-    // -I[SPEC]: ISO 8601 to the date (the default), the hour, minute or second, the zone as +hh:mm.
-    const spec = args[iso]!.slice(2) || 'date';
+    // -I[SPEC]: ISO 8601 to the date (the default), the hour, minute or second, the zone as +hh:mm;
+    // SPEC may be cut short (index_in_substrings: `-Id`), anything else is date's usage.
+    const asked = args[iso]!.slice(2);
+    const spec = asked === '' ? 'date' : ['date', 'hours', 'minutes', 'seconds'].find((s) => s.startsWith(asked));
+    if (spec === undefined) return { stdout: '', stderr: `${banner}${dateUsage}`, exitCode: 1 };
     const format = { date: '+%Y-%m-%d', hours: '+%Y-%m-%dT%H%z', minutes: '+%Y-%m-%dT%H:%M%z', seconds: '+%Y-%m-%dT%H:%M:%S%z' }[spec]!;
     const res = await date([...args.slice(0, iso), ...args.slice(iso + 1), format], ctx);
     return res.exitCode ? res : { ...res, stdout: res.stdout.replace(/([+-]\d\d)(\d\d)$/m, '$1:$2') };

@@ -126,7 +126,8 @@ export function grepCommand(): Command {
       const recursive = letters.has('r') || letters.has('R');
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
       const kinds = await Promise.all(line.files.map((f) => (f === '-' ? undefined : new Files(ctx.fs, ctx.cwd).stat(f))));
-      const special = failures.some(Boolean) || kinds.some((k) => k?.kind === 'directory') || letters.has('s') || letters.has('H');
+      // Under -r a file operand alone is not named (busybox names the files it finds in a directory).
+      const special = failures.some(Boolean) || kinds.some((k) => k?.kind === 'directory') || letters.has('s') || letters.has('H') || recursive;
       if (!special || line.files.length === 0) return ctx.origCommand(argvOf(line, line.options, line.files));
       let named = (line.files.length > 1 || letters.has('H')) && !letters.has('h');
       const o = new ProgramOutput();
@@ -143,7 +144,7 @@ export function grepCommand(): Command {
         if (directory && !recursive) continue;
         if (directory && !letters.has('h')) named = true;
         if (directory && !(await hasFiles(ctx, f))) continue;
-        const result = await runOne(ctx, line, f, named && !directory);
+        const result = await runOne(ctx, line, f, named && !directory, !directory && !named);
         // grep died (a pattern it could not compile): what it wrote first, its message, and no more files.
         const died = result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr);
         const span = (result as { jbSpan?: Span }).jbSpan;
@@ -201,9 +202,10 @@ async function hasFiles(ctx: CommandContext, dir: string): Promise<boolean> {
 }
 
 /** just-bash's grep over one operand; the files found under `.` named `./F`, as busybox joins them (just-bash: `F`). */
-async function runOne(ctx: CommandContext, line: ReturnType<typeof grepLine>, f: string, named: boolean): Promise<ExecResult> {
+async function runOne(ctx: CommandContext, line: ReturnType<typeof grepLine>, f: string, named: boolean, unnamed = false): Promise<ExecResult> {
   const dot = f === '.' && !line.letters.has('h');
-  const argv = argvOf(line, line.options, [f, ...(named ? [quiet] : [])]);
+  // A file grep is not to name (one operand, under -r too: just-bash's grep -r names it): -h.
+  const argv = argvOf(line, unnamed ? [...line.options, '-h'] : line.options, [f, ...(named ? [quiet] : [])]);
   const result = await ctx.origCommand!(argv);
   const rename = (text: string, fd: 1 | 2): string => {
     let out = text;

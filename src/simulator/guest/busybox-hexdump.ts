@@ -1,6 +1,7 @@
 import type { Command, CommandContext } from 'just-bash';
 import { banner, getopt, isResult, suffixed } from './busybox-getopt.js';
 import { bytesOutput } from './bytes-output.js';
+import { ProgramOutput } from './program-output.js';
 
 /** The bytes of a file operand (`-` or none: stdin), or the message the program prints for it (busybox-files.ts's reader). */
 export type ReadInput = (ctx: CommandContext, program: string, file: string | undefined) => Promise<Buffer | string>;
@@ -109,6 +110,8 @@ export function hexdumpCommand(read: ReadInput): Command {
         if (typeof data === 'string') stderr += data;
         else chunks.push(data);
       }
+      // None opened: the messages alone, no last offset.
+      if (chunks.length === 0) return { stdout: '', stderr, exitCode: 1 };
       const all = Buffer.concat(chunks);
       const skip = Math.min(limits.s!, all.length);
       const data = all.subarray(skip, skip + Math.min(limits.n!, all.length));
@@ -129,7 +132,10 @@ export function hexdumpCommand(read: ReadInput): Command {
         for (const format of formats) out += `${hex(skip + at, format.address)}${format.row(row)}\n`;
       }
       out += `${hex(skip + data.length, formats[0]!.address)}\n`;
-      return bytesOutput(Buffer.from(out, 'latin1'), stderr, stderr ? 1 : 0);
+      const o = new ProgramOutput();
+      o.err(stderr);
+      o.bytes(Buffer.from(out, 'latin1'));
+      return o.result(stderr ? 1 : 0);
     },
   };
 }

@@ -135,6 +135,46 @@ function headCommand(host: ProgramHost): Command {
 /** tail's options that take a value in the next argument (getopt32's `c:n:s:`). */
 const tailValued = new Set(['-c', '-n', '-s']);
 
+const tailUsage =
+  'Usage: tail [OPTIONS] [FILE]...\n\nPrint last 10 lines of FILEs (or stdin) to.\nWith more than one FILE, precede each with a filename header.\n\n' +
+  '\t-c [+]N[bkm]\tPrint last N bytes\n\t-n N[bkm]\tPrint last N lines\n\t-n +N[bkm]\tStart on Nth line and print the rest\n' +
+  '\t\t\t(b:*512 k:*1024 m:*1024^2)\n\t-q\t\tNever print headers\n\t-v\t\tAlways print headers\n\t-f\t\tPrint data as file grows\n' +
+  '\t-F\t\tSame as -f, but keep retrying\n\t-s SECONDS\tWait SECONDS between reads with -f\n';
+
+/**
+ * tail's command line with each cluster of short options apart (`-qn1` is `-q -n 1`), as getopt32
+ * reads them, for just-bash's tail that takes one a word; a count xatol_sfx refuses is said as
+ * busybox says it (`tail: invalid number 'c1'`).
+ */
+function tailOptions(args: readonly string[]): string[] | ExecResult {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (!/^-[A-Za-z]/.test(a)) {
+      out.push(a);
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (!'cnsfqvF'.includes(c)) return { stdout: '', stderr: `tail: invalid option -- '${c}'\n${banner}${tailUsage}`, exitCode: 1 };
+      if (!'cns'.includes(c)) {
+        out.push(`-${c}`);
+        continue;
+      }
+      const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+      if (value === undefined) out.push(`-${c}`);
+      else if (c !== 's' && !/^[+-]?\d+[bkm]?$/.test(value)) return { stdout: '', stderr: `tail: invalid number '${value}'\n`, exitCode: 1 };
+      else out.push(`-${c}`, value);
+      break;
+    }
+  }
+  return out;
+}
+
 /**
  * `tail` as busybox's opens its files: all of them first, each that fails said (`tail: can't open
  * 'F': Permission denied`) and dropped, so the headers count only those left; none left is `tail:
@@ -144,8 +184,10 @@ const tailValued = new Set(['-c', '-n', '-s']);
 function tailCommand(host: ProgramHost): Command {
   return {
     name: 'tail',
-    async execute(args, ctx: CommandContext) {
+    async execute(given, ctx: CommandContext) {
       if (!ctx.origCommand) return notFound('tail');
+      const args = tailOptions(given);
+      if (!Array.isArray(args)) return args;
       const kept: string[] = [];
       let operands = 0;
       let opened = 0;
