@@ -40,6 +40,50 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // seq, nl, expand, fold and unexpand: their usages, as --help prints them.
+  {
+    script: 'seq --help; nl --help; expand --help; fold --help; unexpand --help; echo $?',
+    stdout: '0\n',
+    stderr:
+      "BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n\nPrint numbers from FIRST to LAST, in steps of INC.\nFIRST, INC default to 1.\n\n\t-w\tPad to last with leading zeros\n\t-s SEP\tString separator\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: nl [OPTIONS] [FILE]...\n\nWrite FILEs to standard output with line numbers added\n\n\t-b STYLE\tWhich lines to number - a: all, t: nonempty, n: none\n\t-i N\t\tLine number increment\n\t-s STRING\tUse STRING as line number separator\n\t-v N\t\tStart from N\n\t-w N\t\tWidth of line numbers\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: expand [-i] [-t N] [FILE]...\n\nConvert tabs to spaces, writing to stdout\n\n\t-i\tDon't convert tabs after non blanks\n\t-t\tTabstops every N chars\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: fold [-bs] [-w WIDTH] [FILE]...\n\nWrap input lines in FILEs (or stdin), writing to stdout\n\n\t-b\tCount bytes rather than columns\n\t-s\tBreak at spaces\n\t-w\tUse WIDTH columns instead of 80\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: unexpand [-fa][-t N] [FILE]...\n\nConvert spaces to tabs, writing to stdout\n\n\t-a\tConvert all blanks\n\t-f\tConvert only leading blanks\n\t-t N\tTabstops every N chars\n",
+    exitCode: 0,
+  },
+  // Their options clustered and glued (`-it2`, `-sw4`, `-ws,`); nl writes a line it does not number as spaces; nl has no -n.
+  {
+    script:
+      "cd /tmp; printf 'a\\tb c d e f\\n\\nx\\n' > e; expand -it2 e; expand -t2 -i e; expand -t 3 e; fold -sw4 e; fold -bw3 e; nl -ba -w2 -s: e; nl -bt -v5 -i2 e; nl -ba -nrz e; echo $?; seq -ws, 8 10; seq -s: -w 2; unexpand -at4 e | od -c | head -2",
+    stdout:
+      'a\tb c d e f\n\nx\na\tb c d e f\n\nx\na  b c d e f\n\nx\na\n\t\nb c \nd e \nf\n\nx\na\tb\n c \nd e\n f\n\nx\n 1:a\tb c d e f\n 2:\n 3:x\n     5\ta\tb c d e f\n       \n     7\tx\n1\n08,09,10\n1:2\n0000000   a  \\t   b       c  \\t   d       e  \\t   f  \\n  \\n   x  \\n\n0000017\n',
+    stderr:
+      "nl: invalid option -- 'n'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: nl [OPTIONS] [FILE]...\n\nWrite FILEs to standard output with line numbers added\n\n\t-b STYLE\tWhich lines to number - a: all, t: nonempty, n: none\n\t-i N\t\tLine number increment\n\t-s STRING\tUse STRING as line number separator\n\t-v N\t\tStart from N\n\t-w N\t\tWidth of line numbers\n",
+    exitCode: 0,
+  },
+  // What they refuse, in busybox's words: an option they lack, a missing value, a count that is not a number.
+  {
+    script:
+      'seq -x 1; echo $?; nl -x e; echo $?; fold -x e; echo $?; expand -x e; echo $?; seq -s; echo $?; fold -w; echo $?; fold -wx e; echo $?; nl -w x /tmp/e; echo $?',
+    stdout: '1\n1\n1\n1\n1\n1\n1\n1\n',
+    stderr:
+      "seq: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n\nPrint numbers from FIRST to LAST, in steps of INC.\nFIRST, INC default to 1.\n\n\t-w\tPad to last with leading zeros\n\t-s SEP\tString separator\nnl: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: nl [OPTIONS] [FILE]...\n\nWrite FILEs to standard output with line numbers added\n\n\t-b STYLE\tWhich lines to number - a: all, t: nonempty, n: none\n\t-i N\t\tLine number increment\n\t-s STRING\tUse STRING as line number separator\n\t-v N\t\tStart from N\n\t-w N\t\tWidth of line numbers\nfold: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: fold [-bs] [-w WIDTH] [FILE]...\n\nWrap input lines in FILEs (or stdin), writing to stdout\n\n\t-b\tCount bytes rather than columns\n\t-s\tBreak at spaces\n\t-w\tUse WIDTH columns instead of 80\nexpand: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: expand [-i] [-t N] [FILE]...\n\nConvert tabs to spaces, writing to stdout\n\n\t-i\tDon't convert tabs after non blanks\n\t-t\tTabstops every N chars\nseq: option requires an argument -- 's'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n\nPrint numbers from FIRST to LAST, in steps of INC.\nFIRST, INC default to 1.\n\n\t-w\tPad to last with leading zeros\n\t-s SEP\tString separator\nfold: option requires an argument -- 'w'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: fold [-bs] [-w WIDTH] [FILE]...\n\nWrap input lines in FILEs (or stdin), writing to stdout\n\n\t-b\tCount bytes rather than columns\n\t-s\tBreak at spaces\n\t-w\tUse WIDTH columns instead of 80\nfold: invalid number 'x'\nnl: invalid number 'x'\n",
+    exitCode: 0,
+  },
+  // sort, wc, cut and sed clusters; seq has no -f.
+  {
+    script:
+      "cd /tmp; rm -rf cl; mkdir cl; cd cl; printf 'b 2\\na 10\\nc 1\\n' > f; sort -rnk2 f; sort -nk2,2 f; sort -t' ' -rk1 f; wc -lwc f; cut -d' ' -sf2 f; sed -ne 2p f; sed -n -e '1p;3p' f; nl -nln f | head -1; seq -f%g 2",
+    stdout: 'a 10\nb 2\nc 1\nc 1\nb 2\na 10\nc 1\nb 2\na 10\n        3         6        13 f\n2\n10\n1\na 10\nb 2\nc 1\n',
+    stderr:
+      "nl: invalid option -- 'n'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: nl [OPTIONS] [FILE]...\n\nWrite FILEs to standard output with line numbers added\n\n\t-b STYLE\tWhich lines to number - a: all, t: nonempty, n: none\n\t-i N\t\tLine number increment\n\t-s STRING\tUse STRING as line number separator\n\t-v N\t\tStart from N\n\t-w N\t\tWidth of line numbers\nseq: invalid option -- 'f'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n\nPrint numbers from FIRST to LAST, in steps of INC.\nFIRST, INC default to 1.\n\n\t-w\tPad to last with leading zeros\n\t-s SEP\tString separator\n",
+    exitCode: 1,
+  },
+  // head and tail with `-n-1` and `-c1k`, expand, fold and paste clusters.
+  {
+    script:
+      'cd /tmp/cl; head -c1k /etc/passwd | wc -c; head -n-1 f; tail -n-1 f; head -c -2 f | od -c | head -1; wc -m f; expand -it2 f | head -1; fold -sw5 f | head -2; paste -sd: f',
+    stdout: '30\nb 2\na 10\nc 1\n0000000   b       2  \\n   a       1   0  \\n   c    \n13 f\nb 2\nb 2\na 10\nb 2:a 10:c 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 await conformance("options clustered in one word, as busybox's getopt reads them", (target) => {

@@ -168,7 +168,8 @@ function tailOptions(args: readonly string[]): string[] | ExecResult {
       const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
       if (value === undefined) out.push(`-${c}`);
       else if (c !== 's' && !/^[+-]?\d+[bkm]?$/.test(value)) return { stdout: '', stderr: `tail: invalid number '${value}'\n`, exitCode: 1 };
-      else out.push(`-${c}`, value);
+      // `-n -2` is `-n 2` (xatol_sfx reads the sign away; the last 2 lines).
+      else out.push(`-${c}`, c !== 's' && value.startsWith('-') ? value.slice(1) : value);
       break;
     }
   }

@@ -15,6 +15,7 @@ import { busyboxCommands } from './busybox-programs.js';
 import { aliasCommands } from './shell-aliases.js';
 import { busyboxItself, busyboxSystem, type GuestNic, type GuestProcEntry } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
+import { busyboxOptionLines } from './busybox-option-lines.js';
 import { busyboxCat } from './busybox-cat.js';
 import { busyboxFiles } from './busybox-files.js';
 import { busyboxTty, type TerminalInput, type TerminalSize } from './busybox-tty.js';
@@ -483,6 +484,7 @@ export class Guests {
         signalJob: (pid, signal) => proc.signalShell(pid, signal),
       }),
       ...busyboxText(),
+      ...busyboxOptionLines(),
       ...busyboxFiles({ fs: seen, uid, gid, umask: shellState.umask }),
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
