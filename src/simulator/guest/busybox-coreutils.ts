@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
 import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
-import { banner, getopt, isResult, usage } from './busybox-getopt.js';
+import { apart, banner, getopt, isResult, usage } from './busybox-getopt.js';
 import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
 import { errnos } from './fs-error.js';
@@ -467,39 +467,8 @@ const dateUsage =
   '\t\t\tSPEC=date (default), hours, minutes, seconds or ns\n\nRecognized TIME formats:\n\t@seconds_since_1970\n\thh:mm[:ss]\n' +
   "\t[YYYY.]MM.DD-hh:mm[:ss]\n\tYYYY-MM-DD hh:mm[:ss]\n\t[[[[[YY]YY]MM]DD]hh]mm[.ss]\n\t'date TIME' form accepts MMDDhhmm[[YY]YY][.ss] instead\n";
 
-/**
- * date's command line with each cluster of short options apart, as getopt32 reads "Rs:ud:r:D:I::"
- * (`-ud @0` is `-u -d @0`, `-ud@0` too; -I takes only what is glued to it).
- */
-function dateOptions(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      out.push(...args.slice(i));
-      break;
-    }
-    if (!/^-[A-Za-z]/.test(a)) {
-      out.push(a);
-      continue;
-    }
-    for (let j = 1; j < a.length; j++) {
-      const c = a[j]!;
-      if (c === 'I') {
-        out.push(`-I${a.slice(j + 1)}`);
-        break;
-      }
-      if (!'sdrD'.includes(c)) {
-        out.push(`-${c}`);
-        continue;
-      }
-      const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
-      out.push(`-${c}`, ...(value === undefined ? [] : [value]));
-      break;
-    }
-  }
-  return out;
-}
+/** date's command line with each cluster of short options apart, as getopt32 reads "Rs:ud:r:D:I::" (`-ud @0` is `-u -d @0`; -I takes only what is glued to it). */
+const dateOptions = (args: readonly string[]): string[] => apart(args, 'sdrD', 'I') as string[];
 
 /**
  * busybox's `date -d STR`: STR read as parse_datestr reads it ({@link parseDate}), the fields it

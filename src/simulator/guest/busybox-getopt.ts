@@ -110,6 +110,46 @@ export function getopt(
 export const isResult = (p: Parsed | ExecResult): p is ExecResult => 'exitCode' in p;
 
 /**
+ * A command line with each cluster of short options apart, one option a word and a value the next
+ * (`-qn1` is `-q -n 1`, `-ud@0` is `-u -d @0`), as getopt32 reads it, for a program just-bash runs
+ * that takes one option a word. `valued` options take the rest of their word or the next; `glued`
+ * ones only the rest of theirs, kept in one word (an optional value: `-I[SPEC]`). A word that is
+ * not `-` and a letter is left as it is; `--` ends the options. `check` sees each option and its
+ * value: it may end the reading with its answer, or give the value to pass on.
+ */
+export function apart(
+  args: readonly string[],
+  valued: string,
+  glued = '',
+  check: (letter: string, value: string | undefined) => ExecResult | string | undefined = () => undefined,
+): string[] | ExecResult {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (!/^-[A-Za-z]/.test(a)) {
+      out.push(a);
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      const takes = valued.includes(c);
+      const value = glued.includes(c) ? a.slice(j + 1) : takes ? (j + 1 < a.length ? a.slice(j + 1) : args[++i]) : undefined;
+      const checked = check(c, value);
+      if (checked !== undefined && typeof checked !== 'string') return checked;
+      const given = checked ?? value;
+      if (glued.includes(c)) out.push(`-${c}${given ?? ''}`);
+      else out.push(`-${c}`, ...(given === undefined ? [] : [given]));
+      if (takes || glued.includes(c)) break;
+    }
+  }
+  return out;
+}
+
+/**
  * A number as libbb's xatoull_sfx reads it: decimal digits, then one of the applet's suffixes
  * (`units`: its multiplier), or none; undefined for anything else. Each applet has its own table, as
  * in busybox (head's `b k m`, truncate's `k K KB kB M MB G GB` …).

@@ -1,6 +1,6 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { Files } from './busybox-file-calls.js';
-import { banner, suffixed } from './busybox-getopt.js';
+import { apart, banner, suffixed } from './busybox-getopt.js';
 import { openRefusal } from './guest-access.js';
 import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
@@ -142,39 +142,17 @@ const tailUsage =
   '\t-F\t\tSame as -f, but keep retrying\n\t-s SECONDS\tWait SECONDS between reads with -f\n';
 
 /**
- * tail's command line with each cluster of short options apart (`-qn1` is `-q -n 1`), as getopt32
- * reads them, for just-bash's tail that takes one a word; a count xatol_sfx refuses is said as
- * busybox says it (`tail: invalid number 'c1'`).
+ * tail's command line with each cluster of short options apart (`-qn1` is `-q -n 1`), for
+ * just-bash's tail: an option busybox's lacks is its usage, a count xatol_sfx refuses is said as
+ * busybox says it (`tail: invalid number 'c1'`), and `-n -2` is `-n 2` (the sign read away).
  */
-function tailOptions(args: readonly string[]): string[] | ExecResult {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      out.push(...args.slice(i));
-      break;
-    }
-    if (!/^-[A-Za-z]/.test(a)) {
-      out.push(a);
-      continue;
-    }
-    for (let j = 1; j < a.length; j++) {
-      const c = a[j]!;
-      if (!'cnsfqvF'.includes(c)) return { stdout: '', stderr: `tail: invalid option -- '${c}'\n${banner}${tailUsage}`, exitCode: 1 };
-      if (!'cns'.includes(c)) {
-        out.push(`-${c}`);
-        continue;
-      }
-      const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
-      if (value === undefined) out.push(`-${c}`);
-      else if (c !== 's' && !/^[+-]?\d+[bkm]?$/.test(value)) return { stdout: '', stderr: `tail: invalid number '${value}'\n`, exitCode: 1 };
-      // `-n -2` is `-n 2` (xatol_sfx reads the sign away; the last 2 lines).
-      else out.push(`-${c}`, c !== 's' && value.startsWith('-') ? value.slice(1) : value);
-      break;
-    }
-  }
-  return out;
-}
+const tailOptions = (args: readonly string[]): string[] | ExecResult =>
+  apart(args, 'cns', '', (c, value) => {
+    if (!'cnsfqvF'.includes(c)) return { stdout: '', stderr: `tail: invalid option -- '${c}'\n${banner}${tailUsage}`, exitCode: 1 };
+    if (value === undefined || c === 's') return undefined;
+    if (!/^[+-]?\d+[bkm]?$/.test(value)) return { stdout: '', stderr: `tail: invalid number '${value}'\n`, exitCode: 1 };
+    return value.startsWith('-') ? value.slice(1) : value;
+  });
 
 /**
  * `tail` as busybox's opens its files: all of them first, each that fails said (`tail: can't open
