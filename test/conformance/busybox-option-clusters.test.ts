@@ -84,6 +84,23 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // tac and rev: their usages, an option they lack, `--` ending the options.
+  {
+    script:
+      "rev --help; tac --help; rev -x /dev/null; echo $?; tac -r /dev/null; echo $?; printf 'ab\\ncd\\n' > /tmp/rt; tac /tmp/rt /tmp/rt; rev /tmp/rt -- /tmp/rt",
+    stdout: '1\n1\ncd\nab\ncd\nab\nba\ndc\nba\ndc\n',
+    stderr:
+      "BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: rev [FILE]...\n\nReverse lines of FILE\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: tac [FILE]...\n\nConcatenate FILEs and print them in reverse\nrev: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: rev [FILE]...\n\nReverse lines of FILE\ntac: invalid option -- 'r'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: tac [FILE]...\n\nConcatenate FILEs and print them in reverse\n",
+    exitCode: 0,
+  },
+  // tac is busybox's: the lines of all its operands last first, a last line without its newline joined to the one before, a file that fails said.
+  {
+    script:
+      "printf 'ab\\ncd\\n' > /tmp/rt; printf 'a\\nb' | tac | od -c; tac nosuch /tmp/rt; echo $?; mkdir -p /tmp/tdd; tac /tmp/tdd; echo $?; printf 'x\\0y\\n' | tac | od -c; tac < /dev/null; echo $?",
+    stdout: '0000000   b   a  \\n\n0000003\ncd\nab\n1\n1\n0000000   x  \\0   y  \\n\n0000004\n0\n',
+    stderr: 'tac: nosuch: No such file or directory\ntac: /tmp/tdd: Is a directory\n',
+    exitCode: 0,
+  },
 ];
 
 await conformance("options clustered in one word, as busybox's getopt reads them", (target) => {

@@ -61,6 +61,7 @@ const optionLines: Record<string, OptionLine> = {
       'Usage: unexpand [-fa][-t N] [FILE]...\n\nConvert spaces to tabs, writing to stdout\n\n\t-a\tConvert all blanks\n\t-f\tConvert only leading blanks\n' +
       '\t-t N\tTabstops every N chars\n',
   },
+  rev: { flags: '', valued: '', numbers: '', usage: 'Usage: rev [FILE]...\n\nReverse lines of FILE\n' },
   fold: {
     flags: 'bs',
     valued: 'w',
@@ -72,7 +73,7 @@ const optionLines: Record<string, OptionLine> = {
 };
 
 /**
- * `seq`, `nl`, `expand`, `unexpand` and `fold` with their command lines read as busybox's getopt32
+ * `seq`, `nl`, `expand`, `unexpand`, `fold` and `rev` with their command lines read as busybox's getopt32
  * reads them (options clustered in one word, `-tN` glued, operands among them, no long names, its
  * messages and usage, `invalid number` for a count that is not one), then run by just-bash's
  * program given each option a word. seq's options end at its first negative number (`seq -w -3 1`).

@@ -16,6 +16,7 @@ import { aliasCommands } from './shell-aliases.js';
 import { busyboxItself, busyboxSystem, type GuestNic, type GuestProcEntry } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
 import { busyboxOptionLines } from './busybox-option-lines.js';
+import { tacCommand } from './busybox-tac.js';
 import { busyboxCat } from './busybox-cat.js';
 import { busyboxFiles } from './busybox-files.js';
 import { busyboxTty, type TerminalInput, type TerminalSize } from './busybox-tty.js';
@@ -485,6 +486,7 @@ export class Guests {
       }),
       ...busyboxText(),
       ...busyboxOptionLines(),
+      tacCommand(),
       ...busyboxFiles({ fs: seen, uid, gid, umask: shellState.umask }),
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
