@@ -101,6 +101,22 @@ const cases: ShScript[] = [
     stderr: 'tac: nosuch: No such file or directory\ntac: /tmp/tdd: Is a directory\n',
     exitCode: 0,
   },
+  // sort, cut, head, wc, grep and sed clusters; xargs -rn1 (its options end at its command).
+  {
+    script:
+      "cd /tmp; printf 'b,2\\na,1\\nb,2\\n' > cs; sort -ut, -k1,1 cs; cut -sd, -f2 cs; head -qc2 cs cs; echo; wc -lc cs; echo x | xargs -rn1 echo; printf '' | xargs -r echo no; grep -inE 'B' cs; sed -nE '/^a/p' cs; xargs -a cs -n1 | head -1",
+    stdout: 'a,1\nb,2\n2\n1\n2\nb,b,\n        3        12 cs\nx\n1:b,2\n3:b,2\na,1\nb,2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // xargs -a FILE: the file is its input, stdin left; a file that does not open.
+  {
+    script:
+      "cd /tmp; xargs -a nosuch echo; echo $?; printf 'p q\\nr\\n' > xa; xargs -a xa echo; xargs -a xa -n1 echo; xargs -axa echo; echo in | xargs -a xa echo",
+    stdout: '1\np q r\np\nq\nr\np q r\np q r\n',
+    stderr: "xargs: can't open 'nosuch': No such file or directory\n",
+    exitCode: 0,
+  },
 ];
 
 await conformance("options clustered in one word, as busybox's getopt reads them", (target) => {

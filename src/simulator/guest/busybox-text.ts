@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner, getopt as readOptions, isResult } from './busybox-getopt.js';
+import { apart, banner, getopt as readOptions, isResult } from './busybox-getopt.js';
+import { readOperand } from './busybox-reads.js';
 import { wcCounting } from './busybox-wc.js';
 import { withRefusals } from './guest-access.js';
 import { execFailure } from './program-output.js';
@@ -36,21 +37,40 @@ export function busyboxText(): Command[] {
     name: 'xargs',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: xargs: not found\n', 127);
+      // Its options end at the first word that is not one (getopt32's "+"): their clusters are taken apart (`-rn1`).
+      let end = 0;
+      for (; end < args.length; end++) {
+        const a = args[end]!;
+        if (!a.startsWith('-') || a === '-' || a === '--') break;
+        const letter = [...a.slice(1)].findIndex((c) => 'nsLPEIa'.includes(c));
+        if (letter >= 0 && letter === a.length - 2) end++;
+      }
+      const given = [...(apart(args.slice(0, end), 'nsLPEIa', 'e') as string[]), ...args.slice(end)];
+      // -a FILE: the file is its input in stdin's place (run again without it, the file's bytes on its stdin).
+      const from = given.slice(0, end + given.length - args.length).lastIndexOf('-a');
+      if (from >= 0) {
+        const file = given[from + 1] ?? '';
+        const read = await readOperand(ctx, file);
+        if ('error' in read) return fail(`xargs: can't open '${file}': ${read.error}\n`);
+        const rest = given.filter((_w, i) => i !== from && i !== from + 1);
+        const bytes = 'directory' in read ? '' : read.toString('latin1');
+        return ctx.exec!(['xargs', ...rest].map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: bytes });
+      }
       const split: string[] = [];
       let replace: string | undefined;
       let at = 0;
-      for (; at < args.length; at++) {
-        const a = args[at]!;
+      for (; at < given.length; at++) {
+        const a = given[at]!;
         if (!a.startsWith('-') || a === '-') break;
         const joined = /^-([nsLPE])(.+)$/.exec(a);
         if (joined) split.push(`-${joined[1]}`, joined[2]!);
-        else if (a === '-I') replace = args[++at];
+        else if (a === '-I') replace = given[++at];
         else if (a.startsWith('-I')) replace = a.slice(2);
-        else if (/^-[nsLPE]$/.test(a)) split.push(a, args[++at] ?? '');
+        else if (/^-[nsLPEa]$/.test(a)) split.push(a, given[++at] ?? '');
         else if (/^-[0rtpx]*d/.test(a)) return { stdout: '', stderr: `xargs: invalid option -- 'd'\n${banner}${xargsUsage}`, exitCode: 1 };
         else split.push(a);
       }
-      const command = args.slice(at);
+      const command = given.slice(at);
       if (replace === undefined && noArguments(String(ctx.stdin), split)) {
         // busybox runs the command once on input with no arguments (unless -r); just-bash's xargs runs nothing.
         const argv = command.length ? command : ['echo'];
