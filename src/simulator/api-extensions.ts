@@ -202,13 +202,15 @@ const incus604Extensions: readonly string[] = [
 ];
 
 /**
- * Extensions whose endpoints the simulator deliberately does not serve (backups, the interactive
- * console (`console` stays: its log is served, handlers/console-log.ts), volume snapshots, network ACLs, forwards, load balancers and peers, storage buckets): left out of
+ * Extensions whose endpoints the simulator deliberately does not serve (backups, a virtual machine's
+ * VGA console and its screenshot (`console` and Incus's `console_force` stay: the console's log and
+ * the interactive console are served, handlers/console.ts), volume snapshots, network ACLs,
+ * forwards, load balancers and peers, storage buckets): left out of
  * `api_extensions`, so a client that checks them skips the feature or says the server lacks it,
  * instead of failing on a 404.
  */
 const notServed =
-  /^(backup_compression|backup_compression_algorithm|backup_override_name|container_backup|container_backup_override_pool|custom_volume_backup|console_force|console_vga_type|instance_console_screenshot|storage_api_volume_snapshots|storage_api_remote_volume_snapshots|storage_api_remote_volume_snapshot_copy|network_forward|network_peer|network_acl.*|network_load_balancer.*|storage_bucket.*)$/;
+  /^(backup_compression|backup_compression_algorithm|backup_override_name|container_backup|container_backup_override_pool|custom_volume_backup|console_vga_type|instance_console_screenshot|storage_api_volume_snapshots|storage_api_remote_volume_snapshots|storage_api_remote_volume_snapshot_copy|network_forward|network_peer|network_acl.*|network_load_balancer.*|storage_bucket.*)$/;
 
 /** What GET /1.0 advertises in each revision: the daemon's list without what is not served. */
 export const advertisedExtensions: Record<'earlier' | 'later', readonly string[]> = {

@@ -8,7 +8,7 @@ import { registerControl } from './handlers/control.js';
 import { registerFiles } from './handlers/files.js';
 import { registerHost } from './handlers/host.js';
 import { registerImages } from './handlers/images.js';
-import { registerConsoleLog } from './handlers/console-log.js';
+import { registerConsole } from './handlers/console.js';
 import { registerInstanceLogs } from './handlers/instance-logs.js';
 import { registerInstanceState } from './handlers/instance-state.js';
 import { registerInstances } from './handlers/instances.js';
@@ -34,7 +34,7 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerInstances(router, revision);
   registerInstanceState(router, revision);
   registerInstanceLogs(router, revision);
-  registerConsoleLog(router, revision);
+  registerConsole(router, revision);
   registerFiles(router, revision);
   registerSnapshots(router, revision);
   registerOperations(router);

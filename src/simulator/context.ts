@@ -1,6 +1,7 @@
 import type { ClusterMembers } from './cluster.js';
 import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
+import type { ConsoleSockets } from './exec/console-sockets.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
 import type { ExecRecords } from './exec/exec-records.js';
 import type { GuestNetwork } from './guest/guest-network.js';
@@ -98,6 +99,8 @@ export interface SimContext {
   pools: StoragePools;
   /** Websockets of exec operations. */
   execSockets: ExecSockets;
+  /** Websockets of interactive console operations. */
+  consoleSockets: ConsoleSockets;
   /** Each instance's filesystem and the shell exec runs in it. */
   guests: Guests;
   /** Each instance's address and HTTP endpoint. */

@@ -11,6 +11,7 @@ import { SimulatorControls } from './controls.js';
 import { EventHub } from './event-hub.js';
 import { EventsEndpoint } from './events-endpoint.js';
 import { FaultBook } from './faults.js';
+import { ConsoleSockets } from './exec/console-sockets.js';
 import { ExecSockets } from './exec/exec-sockets.js';
 import { ExecRecords } from './exec/exec-records.js';
 import { GuestNetwork } from './guest/guest-network.js';
@@ -86,6 +87,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     networks: new NetworkStore(),
     pools: new StoragePools(),
     execSockets: new ExecSockets(),
+    consoleSockets: new ConsoleSockets(opts.revision),
     guests: new Guests(
       (inst, script) => guestNet.script({ ...script, instance: inst.name, project: inst.project }),
       (inst) => ctx.actions.crash(inst),
@@ -117,11 +119,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     ctx.restarting = false;
   };
   const controls = new SimulatorControls(ctx, restart);
-  // Operation websockets (exec) are reached with their secret alone, trusted or not, as in LXD.
+  // Operation websockets (exec, console) are reached with their secret alone, trusted or not, as in LXD.
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, id: Identity): void => {
     logRequest(ctx, req, id);
     const opSocket = /^\/1\.0\/operations\/([^/]+)\/websocket$/.exec(new URL(req.url ?? '/', 'http://sim').pathname);
-    if (opSocket) ctx.execSockets.upgrade(req, socket, head, opSocket[1]!);
+    if (opSocket) (ctx.consoleSockets.has(opSocket[1]!) ? ctx.consoleSockets : ctx.execSockets).upgrade(req, socket, head, opSocket[1]!);
     else if (isSftpUpgrade(req)) void upgradeSftp(ctx, req, socket, head, id).catch(() => socket.destroy());
     else events.upgrade(req, socket, head, id);
   };
@@ -166,6 +168,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       hub.close();
       events.close();
       ctx.execSockets.close();
+      ctx.consoleSockets.close();
       ctx.guests.close();
       await guestNet.close();
       await memberListeners?.close();

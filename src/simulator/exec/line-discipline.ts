@@ -196,6 +196,11 @@ export class LineDiscipline implements TerminalInput {
     return rest;
   }
 
+  /** The lines typed (and Ctrl-D's pushes) go unread; the line being typed stays: a terminal no program reads (the console's). */
+  dropLines(): void {
+    this.ready.length = 0;
+  }
+
   /** What one read gets now, if anything: a line (or push) in canonical mode, every key typed else. */
   private available(canonical: boolean): string | undefined {
     if (canonical) return this.ready.length > 0 ? this.ready.shift() : undefined;
