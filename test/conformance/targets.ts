@@ -200,7 +200,25 @@ export interface ConformanceOptions {
    * run on `lxd-https` only when REFLEX_CONFORMANCE_TARGETS names it.
    */
   overHttps?: boolean;
+  /**
+   * Why the suite would crash LXD 5.0.2, the daemon the other suites share: it then runs on `lxd`
+   * only when REFLEX_LXD_CONSOLE=1 (`npm run test:lxd-console`), and is listed as skipped, with
+   * the reason, otherwise.
+   */
+  crashesLxd?: string;
 }
+
+/**
+ * Why the interactive console's suites crash LXD 5.0.2 (recorded on this machine's bed): its console
+ * mirror writes to the client's websocket from two goroutines (`panic: concurrent write to websocket
+ * connection`, shared/network.go:487, WebsocketConsoleMirror), which ends the daemon; about one
+ * session in thirty did. Incus 6.0.4 ran them without a fault.
+ */
+export const lxdConsoleCrash =
+  "LXD 5.0.2's console mirror can panic (concurrent write to websocket connection, shared/network.go:487) and end the daemon";
+
+/** Whether the suites that crash LXD 5.0.2 ({@link ConformanceOptions.crashesLxd}) run on it: REFLEX_LXD_CONSOLE=1. */
+export const lxdConsoleSuites = (): boolean => process.env.REFLEX_LXD_CONSOLE === '1';
 
 /**
  * Declares `title` once per selected target: `describe("title [target]")` with the target
@@ -209,8 +227,12 @@ export interface ConformanceOptions {
 export async function conformance(title: string, body: (target: () => ConformanceTarget) => void, opts: ConformanceOptions = {}): Promise<void> {
   for (const { factory, explicit, named } of selected()) {
     if (factory === lxdHttpsFactory && !named && !opts.overHttps) continue;
-    const why = await factory.unavailable();
     const name = `${title} [${factory.name}]`;
+    if (opts.crashesLxd && factory === lxdFactory && !lxdConsoleSuites()) {
+      describe.skip(name, () => it(`not run on the shared LXD (REFLEX_LXD_CONSOLE=1 runs it): ${opts.crashesLxd}`, () => undefined));
+      continue;
+    }
+    const why = await factory.unavailable();
     if (why) {
       if (explicit)
         describe(name, () =>

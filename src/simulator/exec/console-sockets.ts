@@ -17,6 +17,8 @@ interface ConsoleSession {
   unwatch?: () => void;
   /** LXD's forkconsole is gone (a second attach, or the guest stopped): the client's next write or its leave fails the operation. */
   broken?: boolean;
+  /** The daemon has dropped the sockets (the client left, or the operation failed). */
+  dropped?: boolean;
 }
 
 /**
@@ -144,9 +146,10 @@ export class ConsoleSockets {
 
   private fail(session: ConsoleSession): void {
     if (session.op.done) return;
-    const data = session.conns.get('0')!;
-    send(data, Buffer.from('\n\r'));
-    for (const ws of session.conns.values()) if (ws.readyState === ws.OPEN) ws.terminate();
+    session.dropped = true;
+    dropAfter(session.conns.get('0'), Buffer.from('\n\r'));
+    const control = session.conns.get('control');
+    if (control?.readyState === control?.OPEN) control?.terminate();
     session.op.fail('write /dev/pts/ptmx: file already closed');
   }
 
@@ -154,23 +157,21 @@ export class ConsoleSockets {
   private detach(session: ConsoleSession): void {
     if (session.broken) return this.fail(session);
     if (session.op.done) return;
-    const data = session.conns.get('0');
-    if (data && session.unwatch) {
-      session.unwatch();
-      if (this.revision === 'earlier') send(data, Buffer.from('\n\r'));
-      // forkconsole leaves liblxc's console as it ends, resetting the terminal: `ESC c` goes into
-      // the console, echoed `^[c` (on the daemons not always: a run kept `^[` alone, or nothing).
-      this.discipline(session.console).input('\x1bc');
-    }
-    data?.terminate();
+    session.dropped = true;
+    const attached = session.unwatch !== undefined;
+    session.unwatch?.();
+    dropAfter(session.conns.get('0'), Buffer.from(attached && this.revision === 'earlier' ? '\n\r' : ''));
+    // forkconsole leaves liblxc's console as it ends, resetting the terminal: `ESC c` goes into
+    // the console, echoed `^[c` (on the daemons not always: a run kept `^[` alone, or nothing).
+    if (attached) this.discipline(session.console).input('\x1bc');
     session.op.succeed();
   }
 
   /** The operation ended (detached, refused, cancelled): the console is free again. */
   private end(session: ConsoleSession): void {
     session.unwatch?.();
-    // Cancelled (Incus's DELETE of the operation, or a forced attach): its sockets drop; a socket the client is closing is left to close.
-    for (const ws of session.conns.values()) if (ws.readyState === ws.OPEN) ws.terminate();
+    // Cancelled (Incus's DELETE of the operation, or a forced attach): its sockets drop.
+    if (!session.dropped) for (const ws of session.conns.values()) if (ws.readyState === ws.OPEN) ws.terminate();
     this.sessions.delete(session.op.id);
     if (this.holders.get(session.console) === session) this.holders.delete(session.console);
   }
@@ -195,6 +196,16 @@ export class ConsoleSockets {
     }
     return discipline;
   }
+}
+
+/**
+ * Drops a socket as the daemons drop a console's data socket: without a close frame (the client
+ * reads 1006), after the last bytes it sends have gone out (`terminate` alone would discard them).
+ */
+function dropAfter(ws: WebSocket | undefined, last: Buffer): void {
+  if (!ws || ws.readyState !== ws.OPEN) return;
+  if (last.length === 0) return ws.terminate();
+  ws.send(last, { binary: true }, () => ws.terminate());
 }
 
 function send(ws: WebSocket, bytes: Buffer): void {
