@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { refuseUpgrade } from '../envelope.js';
 import type { GuestConsole } from '../guest/guest-console.js';
 import type { SimOperation } from '../operations.js';
 import { LineDiscipline } from './line-discipline.js';
+import { acceptOperationSocket } from './operation-socket.js';
 
 /** One interactive console operation (`POST …/console`): its sockets, and the console it shows. */
 interface ConsoleSession {
@@ -80,15 +80,7 @@ export class ConsoleSockets {
 
   /** Handles the upgrade of `/1.0/operations/<id>/websocket` for a console operation. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opId: string): void {
-    const session = this.sessions.get(opId);
-    if (!session) return refuseUpgrade(socket, 404, 'Operation not found');
-    const secret = new URL(req.url ?? '/', 'http://sim').searchParams.get('secret') ?? '';
-    const fd = Object.keys(session.secrets).find((k) => session.secrets[k] === secret);
-    if (!fd) return refuseUpgrade(socket, 403, 'permission denied');
-    if (session.conns.has(fd)) return refuseUpgrade(socket, 500, 'Websocket number already connected');
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      session.conns.set(fd, ws);
-      ws.on('error', () => undefined);
+    acceptOperationSocket(this.wss, req, socket, head, this.sessions.get(opId), (session, fd, ws) => {
       if (fd === '0')
         ws.on('message', (data, isBinary) => {
           if (session.broken) return this.fail(session);

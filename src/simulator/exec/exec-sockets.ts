@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { refuseUpgrade } from '../envelope.js';
 import { harmlessSignals } from '../guest/guest-commands.js';
 import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
 import { terminalBytes } from './line-discipline.js';
+import { acceptOperationSocket } from './operation-socket.js';
 import { patientTimeout } from './patient-timeout.js';
 import type { TerminalSession } from './terminal-session.js';
 
@@ -99,8 +99,8 @@ interface ExecSession {
  * of silence). A running command ends early on a signal
  * sent through the control socket (`{"command":"signal","signal":9}`) or when the control socket
  * closes (the daemon kills it then), with code 128 + signal; an interactive session's pty is
- * resized by `window-resize` messages. A wrong secret is 403, an unknown
- * operation 404.
+ * resized by `window-resize` messages. The sockets are accepted as every operation's are
+ * ({@link acceptOperationSocket}: a wrong secret 403, an unknown operation 404).
  */
 export class ExecSockets {
   private readonly sessions = new Map<string, ExecSession>();
@@ -147,14 +147,7 @@ export class ExecSockets {
 
   /** Handles the upgrade of `/1.0/operations/<id>/websocket`. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opId: string): void {
-    const session = this.sessions.get(opId);
-    if (!session) return refuseUpgrade(socket, 404, 'Operation not found');
-    const secret = new URL(req.url ?? '/', 'http://sim').searchParams.get('secret') ?? '';
-    const fd = Object.keys(session.secrets).find((k) => session.secrets[k] === secret);
-    if (!fd) return refuseUpgrade(socket, 403, 'permission denied');
-    if (session.conns.has(fd)) return refuseUpgrade(socket, 500, 'Websocket number already connected');
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      session.conns.set(fd, ws);
+    acceptOperationSocket(this.wss, req, socket, head, this.sessions.get(opId), (session, fd, ws) => {
       ws.on('message', (data, isBinary) => {
         if (fd === '0' && !session.interactive) {
           if (isBinary) {
@@ -176,7 +169,6 @@ export class ExecSockets {
       if (fd === '0') ws.once('close', () => endStdin(session));
       // As LXD: the control socket closed while the command runs kills it.
       if (fd === 'control') ws.once('close', () => kill(session, 9));
-      ws.on('error', () => undefined);
       const required = Object.keys(session.secrets).filter((k) => k !== 'control' || session.interactive);
       if (!session.started && required.every((k) => session.conns.has(k))) this.start(session);
     });
