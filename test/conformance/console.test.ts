@@ -261,7 +261,7 @@ await conformance(
       }
     });
 
-    it('refuses an unknown type, a VGA console of a container, and an instance that is not running', async () => {
+    it('refuses an unknown type, a VGA console of a container, a frozen instance and one that is not running', async () => {
       const t = target();
       const name = await launch();
       const post = (body: Record<string, unknown>, instance = name) =>
@@ -272,6 +272,8 @@ await conformance(
         serverError: 'VGA console is only supported by virtual machines',
       } satisfies Partial<ApiError>);
       await expect(post({ type: 'console' }, 'rt-nosuch')).rejects.toMatchObject({ status: 404 } satisfies Partial<ApiError>);
+      await (await t.client.changeState(name, { action: 'freeze' })).wait({ timeoutMs: 30_000 });
+      await expect(post({ type: 'console' })).rejects.toMatchObject({ status: 400, serverError: 'Instance is frozen' } satisfies Partial<ApiError>);
       await (await t.client.changeState(name, { action: 'stop', force: true })).wait({ timeoutMs: 30_000 });
       await expect(post({ type: 'console' })).rejects.toMatchObject({
         status: 400,
