@@ -73,9 +73,7 @@ export class ConsoleSockets {
 
   /** Incus's `force`: the operation holding the console is cancelled and its sockets dropped. */
   takeOver(console: GuestConsole): void {
-    const held = this.holders.get(console);
-    if (!held) return;
-    held.op.cancel();
+    this.holders.get(console)?.op.cancel();
   }
 
   /** Handles the upgrade of `/1.0/operations/<id>/websocket` for a console operation. */
@@ -118,7 +116,7 @@ export class ConsoleSockets {
           session.broken = true;
           send(data, Buffer.from('\r'));
         }
-        if (data.readyState === data.OPEN) data.send('', { binary: false });
+        endStream(data);
       },
     });
   }
@@ -133,7 +131,7 @@ export class ConsoleSockets {
     const data = session.conns.get('0')!;
     send(data, Buffer.from('Error: Failed running forkconsole: "attaching to the container failed"\n'));
     send(data, Buffer.from('\r'));
-    if (data.readyState === data.OPEN) data.send('', { binary: false });
+    endStream(data);
   }
 
   private fail(session: ConsoleSession): void {
@@ -202,4 +200,9 @@ function dropAfter(ws: WebSocket | undefined, last: Buffer): void {
 
 function send(ws: WebSocket, bytes: Buffer): void {
   if (bytes.length > 0 && ws.readyState === ws.OPEN) ws.send(bytes, { binary: true });
+}
+
+/** The end of the data stream: an empty text message, as both daemons send it. */
+function endStream(ws: WebSocket): void {
+  if (ws.readyState === ws.OPEN) ws.send('', { binary: false });
 }

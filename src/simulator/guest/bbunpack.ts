@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
-import { banner } from './busybox-getopt.js';
+import { banner, helpAsked } from './busybox-getopt.js';
 import { isRefusal } from './guest-access.js';
 import { newEntryMode } from './guest-fs.js';
 import { bytesOutput } from './bytes-output.js';
@@ -100,7 +100,8 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
   return {
     name,
     async execute(args, ctx): Promise<ExecResult> {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${unpacker.usage}`, exitCode: 0 };
+      const help = helpAsked(args, unpacker.usage);
+      if (help) return help;
       const parsed = parseArgs(args, unpacker.options, unpacker.implied);
       const again = typeof parsed === 'string' ? undefined : unpacker.reparsedWith?.(parsed.flags);
       const options = again === undefined ? parsed : parseArgs(args, again, unpacker.implied);

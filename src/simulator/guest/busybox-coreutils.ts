@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
 import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
-import { apart, banner, getopt, isResult, usage } from './busybox-getopt.js';
+import { apart, banner, getopt, helpAsked, isResult, usage } from './busybox-getopt.js';
 import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
 import { errnos } from './fs-error.js';
@@ -351,7 +351,8 @@ async function ln(args: string[], ctx: CommandContext): Promise<ExecResult> {
  * are silent but with -v, and -s/-q are taken and ignored.
  */
 async function readlink(args: string[], ctx: CommandContext): Promise<ExecResult> {
-  if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usages.readlink}`, exitCode: 0 };
+  const help = helpAsked(args, usages.readlink);
+  if (help) return help;
   const p = getopt('readlink', usages.readlink, args, 'fnvsq', '', null);
   if (isResult(p)) return p;
   if (p.operands.length !== 1) return usage(usages.readlink);

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { diffArrays } from 'diff';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { banner, getopt, helpAsked, isResult } from './busybox-getopt.js';
 import { bytesOutput } from './bytes-output.js';
 
 const diffUsage =
@@ -159,7 +159,8 @@ export function diffCommand(): Command {
   return {
     name: 'diff',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${diffUsage}`, exitCode: 0 };
+      const help = helpAsked(args, diffUsage);
+      if (help) return help;
       const labels: string[] = [];
       const parsed = getopt('diff', diffUsage, args, 'abBdiNqrTstwupE', 'LSU', null, {
         onOption: (letter, value) => {

@@ -15,6 +15,10 @@ export const banner = `${bannerLine}\n\n`;
 /** A wrong call: the program's usage after busybox's banner, exit 1. */
 export const usage = (text: string): ExecResult => ({ stdout: '', stderr: `${banner}${text}`, exitCode: 1 });
 
+/** `PROGRAM --help` alone: busybox's applet help, the usage after the banner on stderr, status 0; undefined for any other command line. */
+export const helpAsked = (args: readonly string[], text: string): ExecResult | undefined =>
+  args.length === 1 && args[0] === '--help' ? { stdout: '', stderr: `${banner}${text}`, exitCode: 0 } : undefined;
+
 /** The parsed command line: options (a flag's value is `true`, an option's its argument) and operands. */
 export interface Parsed {
   opts: Map<string, string | true>;

@@ -1,5 +1,5 @@
 import type { Command, CommandContext } from 'just-bash';
-import { banner, getopt, isResult, suffixed } from './busybox-getopt.js';
+import { banner, getopt, helpAsked, isResult, suffixed } from './busybox-getopt.js';
 import { bytesOutput } from './bytes-output.js';
 import { ProgramOutput } from './program-output.js';
 
@@ -73,7 +73,8 @@ export function hexdumpCommand(read: ReadInput): Command {
   return {
     name: 'hexdump',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${hexdumpUsage}`, exitCode: 0 };
+      const help = helpAsked(args, hexdumpUsage);
+      if (help) return help;
       const formats: Canned[] = [];
       let verbose = false;
       const parsed = getopt(
@@ -173,7 +174,8 @@ export function xxdCommand(read: ReadInput): Command {
   return {
     name: 'xxd',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${xxdUsage}`, exitCode: 0 };
+      const help = helpAsked(args, xxdUsage);
+      if (help) return help;
       const parsed = getopt('xxd', xxdUsage, args, 'pri', 'gclnso');
       if (isResult(parsed)) return parsed;
       const { opts, operands } = parsed;

@@ -1,5 +1,5 @@
 import type { Command, ExecResult } from 'just-bash';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { getopt, helpAsked, isResult } from './busybox-getopt.js';
 
 /** A busybox program's command line: its flags, the options that take a value, those values that must be numbers, and its usage. */
 interface OptionLine {
@@ -83,7 +83,8 @@ export function busyboxOptionLines(): Command[] {
     name,
     async execute(args, ctx): Promise<ExecResult> {
       if (!ctx.origCommand) return { stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 };
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${line.usage}`, exitCode: 0 };
+      const help = helpAsked(args, line.usage);
+      if (help) return help;
       const end = name === 'seq' ? args.findIndex((a) => /^-\.?\d/.test(a)) : -1;
       const parsed = getopt(name, line.usage, end < 0 ? args : args.slice(0, end), line.flags, line.valued);
       if (isResult(parsed)) return parsed;

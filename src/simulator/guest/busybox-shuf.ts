@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Command, ExecResult } from 'just-bash';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { banner, getopt, helpAsked, isResult } from './busybox-getopt.js';
 import { readOperand } from './busybox-reads.js';
 import { bytesOutput } from './bytes-output.js';
 import { writeToOption } from './guest-open.js';
@@ -29,7 +29,8 @@ export function busyboxShuf(host: ProgramHost): Command {
   return {
     name: 'shuf',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usage}`, exitCode: 0 };
+      const help = helpAsked(args, usage);
+      if (help) return help;
       const parsed = getopt('shuf', usage, args, 'ez', 'ino');
       if (isResult(parsed)) return parsed;
       const { opts, operands } = parsed;

@@ -1,5 +1,5 @@
 import type { Command } from 'just-bash';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { getopt, helpAsked, isResult } from './busybox-getopt.js';
 import { readOperand } from './busybox-reads.js';
 import { ProgramOutput } from './program-output.js';
 
@@ -14,7 +14,8 @@ export function tacCommand(): Command {
   return {
     name: 'tac',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usage}`, exitCode: 0 };
+      const help = helpAsked(args, usage);
+      if (help) return help;
       const parsed = getopt('tac', usage, args, '', '');
       if (isResult(parsed)) return parsed;
       const o = new ProgramOutput();

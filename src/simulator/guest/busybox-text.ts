@@ -1,5 +1,5 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { apart, banner, getopt as readOptions, isResult } from './busybox-getopt.js';
+import { apart, banner, getopt as readOptions, helpAsked, isResult } from './busybox-getopt.js';
 import { readOperand } from './busybox-reads.js';
 import { wcCounting } from './busybox-wc.js';
 import { withRefusals } from './guest-access.js';
@@ -87,7 +87,8 @@ export function busyboxText(): Command[] {
     name: 'paste',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: paste: not found\n', 127);
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${pasteUsage}`, exitCode: 0 };
+      const help = helpAsked(args, pasteUsage);
+      if (help) return help;
       const line = readOptions('paste', pasteUsage, args, 's', 'd', null);
       if (isResult(line)) return line;
       const delimiters = line.opts.get('d');

@@ -1,5 +1,5 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner } from './busybox-getopt.js';
+import { banner, helpAsked } from './busybox-getopt.js';
 import { errnos, type Errno } from './fs-error.js';
 import { ProgramOutput } from './program-output.js';
 import { execProgram } from './program-run.js';
@@ -95,7 +95,8 @@ export function timeCommand(): Command {
   return {
     name: 'time',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${timeUsage}`, exitCode: 0 };
+      const help = helpAsked(args, timeUsage);
+      if (help) return help;
       let format = ctx.env.get('TIME') ?? defaultFormat;
       let file: string | undefined;
       let append = false;

@@ -1,5 +1,5 @@
 import type { Command, ExecResult } from 'just-bash';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { banner, getopt, helpAsked, isResult } from './busybox-getopt.js';
 import { readOperand } from './busybox-reads.js';
 import { bytesOutput } from './bytes-output.js';
 import { writeToOption } from './guest-open.js';
@@ -32,7 +32,8 @@ export function busyboxUniq(host: ProgramHost): Command {
   return {
     name: 'uniq',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usage}`, exitCode: 0 };
+      const help = helpAsked(args, usage);
+      if (help) return help;
       const parsed = getopt('uniq', usage, args, 'cduiz', 'fsw');
       if (isResult(parsed)) return parsed;
       const { opts, operands } = parsed;

@@ -1,7 +1,7 @@
 import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
-import { banner, getopt, isResult } from './busybox-getopt.js';
+import { banner, getopt, helpAsked, isResult } from './busybox-getopt.js';
 import { symlinkLoop } from './file-status.js';
 import { openRefusal } from './guest-access.js';
 import { rewordStderr } from './program-output.js';
@@ -166,7 +166,8 @@ export function guestCommands(proc: GuestProcess): Command[] {
   const hostname: Command = {
     name: 'hostname',
     async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${hostnameUsage}`, exitCode: 0 };
+      const help = helpAsked(args, hostnameUsage);
+      if (help) return help;
       const parsed = getopt('hostname', hostnameUsage, args, 'dfisv', 'F');
       if (isResult(parsed)) return parsed;
       const { opts, operands } = parsed;
